@@ -1,0 +1,348 @@
+//! Building an axum `Router` from a tree of modules.
+
+use std::any::TypeId;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+use axum::Router;
+use http::Method;
+
+use crate::controller::{METHOD_ORDER, RouteRegistration, method_rank};
+use crate::error::BuildError;
+use crate::module::{Module, ModuleDefinition, ModuleHook, ModuleRoutes, PathRoutes, RouteEntry};
+use crate::provider::{ProviderBuilder, ProviderLayer};
+use crate::table::{RouteInfo, RouteTable};
+
+/// A built application: the axum [`Router`] and its [`RouteTable`].
+#[derive(Debug)]
+pub struct Application {
+    router: Router,
+    routes: RouteTable,
+}
+
+impl Application {
+    /// Builds the application of `root` from the routes that `#[controller]` registered.
+    ///
+    /// Every conflict that would make axum panic (the same method and path twice, overlapping
+    /// path parameters, invalid paths) and every invalid CORS configuration is returned as a
+    /// [`BuildError`] instead.
+    pub fn build<M: Module>(root: &M) -> Result<Self, BuildError> {
+        Self::build_from(root.definition(), inventory::iter::<RouteRegistration>)
+    }
+
+    /// Builds from an explicit set of registrations (benchmarks and tests).
+    #[doc(hidden)]
+    pub fn build_from<'r>(
+        root: ModuleDefinition,
+        registrations: impl IntoIterator<Item = &'r RouteRegistration>,
+    ) -> Result<Self, BuildError> {
+        let mut index: HashMap<TypeId, Vec<&'r RouteRegistration>> = HashMap::new();
+        for registration in registrations {
+            index
+                .entry((registration.controller)())
+                .or_default()
+                .push(registration);
+        }
+        let mut builder = Builder {
+            index,
+            modules: Vec::new(),
+        };
+        builder.visit(root, "", &mut Vec::new())?;
+        builder.finish()
+    }
+
+    /// The router, to serve or to combine with other axum routers and layers.
+    pub fn into_router(self) -> Router {
+        self.router
+    }
+
+    /// The route table.
+    pub fn routes(&self) -> &RouteTable {
+        &self.routes
+    }
+
+    /// The router and the route table.
+    pub fn into_parts(self) -> (Router, RouteTable) {
+        (self.router, self.routes)
+    }
+}
+
+struct Builder<'r> {
+    index: HashMap<TypeId, Vec<&'r RouteRegistration>>,
+    modules: Vec<ModuleRoutes>,
+}
+
+impl Builder<'_> {
+    /// Builds `module` and its imports; returns the hooks it applies to its importer.
+    fn visit(
+        &mut self,
+        module: ModuleDefinition,
+        prefix: &str,
+        stack: &mut Vec<(TypeId, &'static str)>,
+    ) -> Result<Vec<Arc<dyn ModuleHook>>, BuildError> {
+        if let Some(at) = stack.iter().position(|(id, _)| *id == module.type_id) {
+            let mut chain: Vec<_> = stack[at..].iter().map(|(_, name)| *name).collect();
+            chain.push(module.name);
+            return Err(BuildError::ImportCycle { chain });
+        }
+        stack.push((module.type_id, module.name));
+
+        let mut hooks: Vec<Arc<dyn ModuleHook>> = Vec::new();
+        for import in module.imports {
+            let child_prefix = join_paths(prefix, &import.prefix)?;
+            for hook in self.visit(import.definition, &child_prefix, stack)? {
+                if hooks.iter().any(|h| h.name() == hook.name()) {
+                    return Err(BuildError::DuplicateHook {
+                        module: module.name,
+                        hook: hook.name(),
+                    });
+                }
+                hooks.push(hook);
+            }
+        }
+
+        let mut routes =
+            self.collect_routes(module.name, prefix, &module.controllers, module.providers)?;
+        for hook in &hooks {
+            hook.apply(&mut routes)?;
+        }
+        self.modules.push(routes);
+
+        stack.pop();
+        Ok(module.importer_hooks)
+    }
+
+    /// Groups the routes of a module's own controllers by full path.
+    fn collect_routes(
+        &self,
+        module: &'static str,
+        prefix: &str,
+        controllers: &[crate::controller::ControllerRef],
+        providers: ProviderBuilder,
+    ) -> Result<ModuleRoutes, BuildError> {
+        for (i, controller) in controllers.iter().enumerate() {
+            if controllers[..i]
+                .iter()
+                .any(|c| c.type_id == controller.type_id)
+            {
+                return Err(BuildError::DuplicateController {
+                    module,
+                    controller: controller.name,
+                });
+            }
+        }
+
+        let mut by_path: BTreeMap<String, Vec<&RouteRegistration>> = BTreeMap::new();
+        for controller in controllers {
+            for registration in self.index.get(&controller.type_id).into_iter().flatten() {
+                if !METHOD_ORDER.contains(&registration.method) {
+                    return Err(BuildError::InvalidMethod {
+                        method: registration.method.to_owned(),
+                        route: format!(
+                            "{}::{}",
+                            registration.controller_name, registration.handler
+                        ),
+                    });
+                }
+                let path = join_paths(prefix, registration.path)?;
+                by_path.entry(path).or_default().push(registration);
+            }
+        }
+
+        let mut paths = Vec::with_capacity(by_path.len());
+        for (path, mut registrations) in by_path {
+            validate_path(&path)?;
+            // Registry order is not defined: sort, then report duplicates by name.
+            registrations.sort_by_key(|r| (method_rank(r.method), r.controller_name, r.handler));
+            for pair in registrations.windows(2) {
+                if pair[0].method == pair[1].method {
+                    return Err(BuildError::DuplicateRoute {
+                        method: pair[0].method.to_owned(),
+                        path,
+                        first: describe(module, pair[0]),
+                        second: describe(module, pair[1]),
+                    });
+                }
+            }
+            paths.push(build_path(path, &registrations, &providers));
+        }
+
+        Ok(ModuleRoutes {
+            module,
+            providers,
+            paths,
+        })
+    }
+
+    fn finish(self) -> Result<Application, BuildError> {
+        let mut table = RouteTable::default();
+        let mut owner: HashMap<&str, (&'static str, &[RouteEntry])> = HashMap::new();
+        let mut conflicts = matchit::Router::new();
+        for module in &self.modules {
+            for path in &module.paths {
+                if let Some((first, first_routes)) = owner.get(path.path.as_str()) {
+                    if let Some(clash) = path
+                        .routes
+                        .iter()
+                        .find(|r| first_routes.iter().any(|f| f.method == r.method))
+                    {
+                        let earlier = first_routes
+                            .iter()
+                            .find(|f| f.method == clash.method)
+                            .map_or_else(String::new, |f| format!("{first}::{}", f.describe()));
+                        return Err(BuildError::DuplicateRoute {
+                            method: clash.method.to_string(),
+                            path: path.path.clone(),
+                            first: earlier,
+                            second: format!("{}::{}", module.module, clash.describe()),
+                        });
+                    }
+                    return Err(BuildError::PathInTwoModules {
+                        path: path.path.clone(),
+                        first,
+                        second: module.module,
+                    });
+                }
+                owner.insert(&path.path, (module.module, &path.routes));
+                conflicts
+                    .insert(path.path.as_str(), ())
+                    .map_err(|e| BuildError::PathConflict {
+                        path: path.path.clone(),
+                        reason: e.to_string(),
+                    })?;
+                table.routes.extend(path.routes.iter().map(|r| RouteInfo {
+                    method: r.method.clone(),
+                    path: path.path.clone(),
+                    module: module.module,
+                    controller: r.controller,
+                    handler: r.handler,
+                }));
+            }
+        }
+        drop(owner);
+
+        let mut router = Router::new();
+        for module in self.modules {
+            for path in module.paths {
+                router = router.route(&path.path, path.method_router);
+            }
+        }
+        table.sort();
+        Ok(Application {
+            router,
+            routes: table,
+        })
+    }
+}
+
+/// Builds the method router of one path from its (sorted, distinct) registrations.
+fn build_path(
+    path: String,
+    registrations: &[&RouteRegistration],
+    module: &ProviderBuilder,
+) -> PathRoutes {
+    let mut method_router = axum::routing::MethodRouter::new();
+    let mut routes = Vec::with_capacity(registrations.len());
+    for registration in registrations {
+        let controller_providers = registration.controller_providers.map(|f| Arc::new(f()));
+        let route_providers = registration.route_providers.map(|f| Arc::new(f()));
+        let mut route = (registration.method_router)();
+        let more_specific: Vec<&ProviderBuilder> = controller_providers
+            .iter()
+            .chain(route_providers.iter())
+            .map(|p| &**p)
+            .collect();
+        if !module.is_empty() || more_specific.iter().any(|p| !p.is_empty()) {
+            route = route.layer(ProviderLayer(module.overlaid(&more_specific).into_scope()));
+        }
+        method_router = method_router.merge(route);
+        routes.push(RouteEntry {
+            method: Method::from_bytes(registration.method.as_bytes()).unwrap_or(Method::GET),
+            controller: registration.controller_name,
+            handler: registration.handler,
+            controller_providers,
+            route_providers,
+        });
+    }
+    PathRoutes {
+        path,
+        routes,
+        method_router,
+    }
+}
+
+fn describe(module: &str, registration: &RouteRegistration) -> String {
+    format!(
+        "{module}::{}::{}",
+        registration.controller_name, registration.handler
+    )
+}
+
+/// Joins a prefix and a path: `("/api", "users")` gives `/api/users`; `("", "")` gives `/`.
+fn join_paths(prefix: &str, path: &str) -> Result<String, BuildError> {
+    let mut joined = String::with_capacity(prefix.len() + path.len() + 2);
+    for part in [prefix, path] {
+        let trimmed = part.trim_matches('/');
+        if !trimmed.is_empty() {
+            joined.push('/');
+            joined.push_str(trimmed);
+        }
+    }
+    if joined.is_empty() {
+        joined.push('/');
+    }
+    if joined.contains("//") {
+        return Err(BuildError::InvalidPath {
+            path: joined,
+            reason: "empty path segment (`//`)".to_owned(),
+        });
+    }
+    Ok(joined)
+}
+
+/// The checks on which axum would panic, reported as errors.
+fn validate_path(path: &str) -> Result<(), BuildError> {
+    let invalid = |reason: &str| BuildError::InvalidPath {
+        path: path.to_owned(),
+        reason: reason.to_owned(),
+    };
+    for segment in path.split('/') {
+        if let Some(name) = segment.strip_prefix(':') {
+            return Err(invalid(&format!(
+                "segments must not start with `:`; write the parameter as `{{{name}}}`"
+            )));
+        }
+        if let Some(name) = segment.strip_prefix('*') {
+            return Err(invalid(&format!(
+                "segments must not start with `*`; write the wildcard as `{{*{name}}}`"
+            )));
+        }
+    }
+    if path.contains(['?', '#', ' ']) {
+        return Err(invalid("paths cannot contain `?`, `#` or spaces"));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn join_paths_normalises_slashes() {
+        assert_eq!(join_paths("", "").unwrap(), "/");
+        assert_eq!(join_paths("", "/").unwrap(), "/");
+        assert_eq!(join_paths("/api", "users").unwrap(), "/api/users");
+        assert_eq!(join_paths("api/", "/users/").unwrap(), "/api/users");
+        assert!(join_paths("/a//b", "c").is_err());
+    }
+
+    #[test]
+    fn legacy_parameter_syntax_is_an_error_not_a_panic() {
+        let err = validate_path("/users/:id").unwrap_err().to_string();
+        assert!(err.contains("`{id}`"), "{err}");
+        let err = validate_path("/files/*rest").unwrap_err().to_string();
+        assert!(err.contains("`{*rest}`"), "{err}");
+        assert!(validate_path("/users/{id}").is_ok());
+    }
+}

@@ -1,0 +1,150 @@
+//! `CorsModule`: generated `OPTIONS` routes and CORS handling for the routes of the module
+//! that imports it; `CorsService` for credentialed responses; `CorsLayer` for plain routers.
+
+mod layer;
+mod service;
+
+use std::sync::Arc;
+
+use axum::response::IntoResponse;
+use cors_core::{CorsOptions, CorsPolicy};
+use http::{HeaderValue, Method, StatusCode, header};
+
+pub use layer::CorsLayer;
+pub(crate) use layer::{PathCors, PathCorsLayer};
+pub use service::{CorsService, CorsServiceRejection};
+
+use crate::error::BuildError;
+use crate::module::{Module, ModuleDefinition, ModuleHook, ModuleRoutes, PathRoutes};
+
+/// The CORS module: import it to give every path of the importing module an `OPTIONS` route
+/// and CORS handling on all of its routes.
+///
+/// Imported as is, it allows any origin (`Access-Control-Allow-Origin: *`); with
+/// [`with_opts`](Self::with_opts) the options apply to the whole importing module. Options
+/// given in the module's `providers_per_rou`, on a controller (`#[controller(cors = ..)]`) or on
+/// a route (`#[route("GET", cors = ..)]`) are more specific and win, field by field.
+///
+/// ```
+/// use cors_axum::prelude::*;
+/// # pub struct FirstController;
+/// # #[controller] impl FirstController { #[route("GET")] async fn get() -> &'static str { "GET" } }
+///
+/// rest_root_module! {
+///     pub struct AppModule {
+///         imports: [CorsModule::with_opts(CorsOptions::new().origin("https://example.com"))],
+///         controllers: [FirstController],
+///     }
+/// }
+/// let routes = AppModule::routes().unwrap();
+/// let methods: Vec<_> = routes.iter().map(|r| r.method().as_str()).collect();
+/// assert_eq!(methods, ["OPTIONS", "GET"]);
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct CorsModule {
+    options: CorsOptions,
+}
+
+impl CorsModule {
+    /// The module with module-level `options`.
+    pub fn with_opts(options: CorsOptions) -> Self {
+        Self { options }
+    }
+}
+
+impl Module for CorsModule {
+    fn definition(&self) -> ModuleDefinition {
+        ModuleDefinition::new::<CorsModule>("CorsModule").hook_into_importer(CorsHook {
+            options: self.options.clone(),
+        })
+    }
+}
+
+/// What `CorsModule` does to the module that imports it.
+struct CorsHook {
+    options: CorsOptions,
+}
+
+impl ModuleHook for CorsHook {
+    fn name(&self) -> &'static str {
+        "CorsModule"
+    }
+
+    fn apply(&self, module: &mut ModuleRoutes) -> Result<(), BuildError> {
+        let module_options = match module.module_value::<CorsOptions>() {
+            Some(provided) => self.options.merge(provided),
+            None => self.options.clone(),
+        };
+        let module_name = module.module_name();
+        for path in module.paths_mut() {
+            let cors = path_cors(module_name, path, &module_options)?;
+            if !path.answers(&Method::OPTIONS) {
+                let allow = cors.allow.clone();
+                path.add_route(
+                    Method::OPTIONS,
+                    "CorsModule",
+                    "options",
+                    axum::routing::options(move || {
+                        let allow = allow.clone();
+                        async move { (StatusCode::NO_CONTENT, [(header::ALLOW, allow)]).into_response() }
+                    }),
+                )?;
+            }
+            path.layer(PathCorsLayer::new(Arc::new(cors)));
+        }
+        Ok(())
+    }
+}
+
+/// Compiles the policies of one path: the module's, and one per route with options of its own.
+fn path_cors(
+    module: &'static str,
+    path: &PathRoutes,
+    module_options: &CorsOptions,
+) -> Result<PathCors, BuildError> {
+    let mut methods = path.methods();
+    if !methods.contains(&Method::OPTIONS) {
+        methods.insert(0, Method::OPTIONS);
+    }
+    let error = |method: Option<&Method>, source| BuildError::Cors {
+        module,
+        path: path.path().to_owned(),
+        method: method.map(ToString::to_string),
+        source,
+    };
+    let default =
+        CorsPolicy::for_route(module_options, &methods).map_err(|source| error(None, source))?;
+
+    let mut by_method = Vec::new();
+    for route in path.routes() {
+        let controller = route.controller_value::<CorsOptions>();
+        let own = route.route_value::<CorsOptions>();
+        if controller.is_none() && own.is_none() {
+            continue;
+        }
+        let mut options = module_options.clone();
+        for more_specific in [controller, own].into_iter().flatten() {
+            options = options.merge(more_specific);
+        }
+        let policy = CorsPolicy::for_route(&options, &methods)
+            .map_err(|source| error(Some(route.method()), source))?;
+        by_method.push((route.method().clone(), policy));
+    }
+    // `HEAD` is answered by the `GET` route unless the path has a `HEAD` route of its own.
+    if !path.routes().iter().any(|r| r.method() == Method::HEAD) {
+        if let Some((_, get)) = by_method.iter().find(|(m, _)| *m == Method::GET) {
+            by_method.push((Method::HEAD, get.clone()));
+        }
+    }
+
+    let allow = methods
+        .iter()
+        .map(Method::as_str)
+        .collect::<Vec<_>>()
+        .join(", ");
+    Ok(PathCors {
+        default,
+        by_method,
+        allow: HeaderValue::from_str(&allow).unwrap_or(HeaderValue::from_static("OPTIONS")),
+    })
+}

@@ -1,0 +1,200 @@
+//! `CorsService`: cookies that browsers accept in a CORS response.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, Once};
+
+use axum::extract::FromRequestParts;
+use axum::response::{IntoResponse, Response};
+use cookie::{Cookie, SameSite};
+use http::request::Parts;
+use http::{HeaderMap, HeaderValue, StatusCode, header};
+
+/// What the CORS layer keeps of a request until its response: the `Origin` lines, the host,
+/// and the cookies handlers set.
+#[derive(Debug)]
+pub(crate) struct RequestCors {
+    origin: HeaderMap,
+    same_site: bool,
+    cookies: Mutex<Vec<Cookie<'static>>>,
+    credentialed: AtomicBool,
+}
+
+impl RequestCors {
+    pub(crate) fn from_request(headers: &HeaderMap) -> Self {
+        let mut origin = HeaderMap::new();
+        for value in headers.get_all(header::ORIGIN) {
+            origin.append(header::ORIGIN, value.clone());
+        }
+        let same_site = is_same_host(&origin, headers.get(header::HOST));
+        Self {
+            origin,
+            same_site,
+            cookies: Mutex::new(Vec::new()),
+            credentialed: AtomicBool::new(false),
+        }
+    }
+
+    /// The request's `Origin` header lines.
+    pub(crate) fn origin_headers(&self) -> &HeaderMap {
+        &self.origin
+    }
+
+    /// Appends the cookies set by handlers; whether the response is credentialed.
+    pub(crate) fn write_cookies(&self, headers: &mut HeaderMap) -> bool {
+        let cookies = match self.cookies.lock() {
+            Ok(mut cookies) => std::mem::take(&mut *cookies),
+            Err(poisoned) => std::mem::take(&mut *poisoned.into_inner()),
+        };
+        for cookie in &cookies {
+            match HeaderValue::try_from(cookie.encoded().to_string()) {
+                Ok(value) => {
+                    headers.append(header::SET_COOKIE, value);
+                }
+                Err(_) => tracing::error!(
+                    cookie = cookie.name(),
+                    "cookie dropped: its attributes are not a valid header value"
+                ),
+            }
+        }
+        !cookies.is_empty() || self.credentialed.load(Ordering::Relaxed)
+    }
+}
+
+/// Whether the request's origin has the same host as the request itself (another port is the
+/// same site), in which case `SameSite=Lax` cookies are sent back.
+fn is_same_host(origin: &HeaderMap, host: Option<&HeaderValue>) -> bool {
+    let (Some(origin), Some(host)) = (origin.get(header::ORIGIN), host) else {
+        // No `Origin`: not a cross-origin request.
+        return origin.is_empty();
+    };
+    let origin_host = origin
+        .to_str()
+        .ok()
+        .and_then(|o| o.split_once("://"))
+        .map(|(_, rest)| strip_port(rest));
+    let request_host = host.to_str().ok().map(strip_port);
+    matches!((origin_host, request_host), (Some(a), Some(b)) if !a.is_empty() && a.eq_ignore_ascii_case(b))
+}
+
+fn strip_port(authority: &str) -> &str {
+    if authority.starts_with('[') {
+        return authority.split_once(']').map_or(authority, |(h, _)| h);
+    }
+    authority.rsplit_once(':').map_or(authority, |(h, _)| h)
+}
+
+/// Sets cookies on a CORS response so that browsers accept them.
+///
+/// An extractor (and an injectable controller field) on routes of a module that imports
+/// [`CorsModule`](crate::CorsModule), or behind a [`CorsLayer`](crate::CorsLayer). Setting a
+/// cookie makes the response credentialed: `Access-Control-Allow-Credentials: true`,
+/// `Access-Control-Allow-Origin` the request's own origin (never `*`) and `Vary: Origin`, provided
+/// the origin is allowed.
+///
+/// Default attributes of [`set_cookie`](Self::set_cookie): `Path=/`, `HttpOnly`, and
+/// - `SameSite=Lax` when the request comes from the same host (another port is the same site) or
+///   has no `Origin`;
+/// - `SameSite=None; Secure` for any other origin, because browsers drop cross-site cookies
+///   without `SameSite=None`, which requires `Secure` (accepted over HTTPS and on `localhost`).
+///
+/// Use [`set_cookie_with`](Self::set_cookie_with) for full control.
+///
+/// ```
+/// use cors_axum::prelude::*;
+///
+/// pub struct SecondController;
+///
+/// #[controller]
+/// impl SecondController {
+///     #[route("GET", "credentials")]
+///     async fn credentials(ctx: RequestContext, cors: CorsService) -> Response {
+///         cors.set_cookie("one", "value for one");
+///         ctx.send("Here GET request with \"Access-Control-Allow-Credentials: true\" header.\n")
+///     }
+/// }
+/// ```
+#[derive(Debug, Clone)]
+pub struct CorsService {
+    request: Arc<RequestCors>,
+}
+
+impl CorsService {
+    pub(crate) fn new(request: Arc<RequestCors>) -> Self {
+        Self { request }
+    }
+
+    /// Adds a cookie named `name` with `value` (percent-encoded as needed) and the default
+    /// attributes described above, and makes the response credentialed.
+    pub fn set_cookie(&self, name: impl Into<String>, value: impl Into<String>) {
+        let mut cookie = Cookie::new(name.into(), value.into());
+        cookie.set_path("/");
+        cookie.set_http_only(true);
+        if self.request.same_site {
+            cookie.set_same_site(SameSite::Lax);
+        } else {
+            cookie.set_same_site(SameSite::None);
+            cookie.set_secure(true);
+        }
+        self.set_cookie_with(cookie);
+    }
+
+    /// Adds `cookie` as it is, and makes the response credentialed.
+    pub fn set_cookie_with(&self, cookie: Cookie<'static>) {
+        match self.request.cookies.lock() {
+            Ok(mut cookies) => cookies.push(cookie),
+            Err(poisoned) => poisoned.into_inner().push(cookie),
+        }
+    }
+
+    /// Makes the response credentialed without setting a cookie (for example when it depends
+    /// on cookies the browser sent).
+    pub fn allow_credentials(&self) {
+        self.request.credentialed.store(true, Ordering::Relaxed);
+    }
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for CorsService {
+    type Rejection = CorsServiceRejection;
+
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
+        parts
+            .extensions
+            .get::<CorsService>()
+            .cloned()
+            .ok_or(CorsServiceRejection)
+    }
+}
+
+/// The rejection of [`CorsService`] on a route without CORS handling.
+#[derive(Debug, Clone, Copy)]
+pub struct CorsServiceRejection;
+
+impl std::fmt::Display for CorsServiceRejection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(
+            "`CorsService` is used on a route without CORS handling: import `CorsModule` into \
+             the route's module, or put a `CorsLayer` on the router",
+        )
+    }
+}
+
+impl std::error::Error for CorsServiceRejection {}
+
+impl IntoResponse for CorsServiceRejection {
+    fn into_response(self) -> Response {
+        tracing::error!("{self}");
+        (StatusCode::INTERNAL_SERVER_ERROR, "Internal Server Error\n").into_response()
+    }
+}
+
+/// Logs, once per process, that the any-origin policy answers a credentialed response.
+pub(crate) fn warn_any_origin_with_credentials() {
+    static WARNED: Once = Once::new();
+    WARNED.call_once(|| {
+        tracing::warn!(
+            "a credentialed response (CorsService::set_cookie) was sent under the default \
+             any-origin CORS policy, so every website can read it; configure explicit origins \
+             with CorsModule::with_opts(CorsOptions::new().origin(..))"
+        );
+    });
+}

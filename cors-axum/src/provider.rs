@@ -1,0 +1,268 @@
+//! Providers: values registered on a module, a controller or a route, and the [`Inject`]
+//! extractor that hands them to handlers and controller fields.
+
+use std::any::{Any, TypeId, type_name};
+use std::fmt;
+use std::sync::Arc;
+
+use axum::extract::FromRequestParts;
+use axum::response::{IntoResponse, Response};
+use http::StatusCode;
+use http::request::Parts;
+
+/// One provided value.
+#[derive(Clone)]
+pub(crate) struct Provider {
+    type_id: TypeId,
+    type_name: &'static str,
+    value: Arc<dyn Any + Send + Sync>,
+}
+
+impl fmt::Debug for Provider {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Provider")
+            .field("type", &self.type_name)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Builds a list of provided values, as `providers_per_rou: [..]` of a module takes them.
+///
+/// ```
+/// use cors_axum::{CorsOptions, ProviderBuilder};
+///
+/// #[derive(Clone)]
+/// struct Greeting(&'static str);
+///
+/// let providers = ProviderBuilder::new()
+///     .use_value(Greeting("hello"))
+///     .use_value(CorsOptions::new().max_age(600));
+/// assert_eq!(providers.len(), 2);
+/// ```
+#[derive(Clone, Debug, Default)]
+#[must_use]
+pub struct ProviderBuilder {
+    providers: Vec<Provider>,
+}
+
+impl ProviderBuilder {
+    /// An empty list.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Provides `value`; handlers get a clone of it through [`Inject<T>`].
+    ///
+    /// A later value of the same type replaces an earlier one.
+    pub fn use_value<T: Clone + Send + Sync + 'static>(mut self, value: T) -> Self {
+        let provider = Provider {
+            type_id: TypeId::of::<T>(),
+            type_name: type_name::<T>(),
+            value: Arc::new(value),
+        };
+        self.insert(provider);
+        self
+    }
+
+    fn insert(&mut self, provider: Provider) {
+        match self
+            .providers
+            .iter_mut()
+            .find(|p| p.type_id == provider.type_id)
+        {
+            Some(slot) => *slot = provider,
+            None => self.providers.push(provider),
+        }
+    }
+
+    /// How many values are provided.
+    pub fn len(&self) -> usize {
+        self.providers.len()
+    }
+
+    /// Whether nothing is provided.
+    pub fn is_empty(&self) -> bool {
+        self.providers.is_empty()
+    }
+
+    /// The provided value of type `T`, if any.
+    pub fn get<T: 'static>(&self) -> Option<&T> {
+        self.providers
+            .iter()
+            .find(|p| p.type_id == TypeId::of::<T>())
+            .and_then(|p| p.value.downcast_ref())
+    }
+
+    /// Appends `other`; its values replace values of the same type.
+    pub(crate) fn extend(&mut self, other: ProviderBuilder) {
+        for provider in other.providers {
+            self.insert(provider);
+        }
+    }
+
+    /// Scope of a route: `self` (less specific) overlaid by `more_specific`.
+    pub(crate) fn overlaid(&self, more_specific: &[&ProviderBuilder]) -> ProviderBuilder {
+        let mut scope = self.clone();
+        for layer in more_specific {
+            scope.extend((*layer).clone());
+        }
+        scope
+    }
+
+    pub(crate) fn into_scope(self) -> ProviderScope {
+        ProviderScope(Arc::new(self))
+    }
+}
+
+/// Turns an entry of `providers_per_rou: [..]` into providers.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be used as a provider list",
+    note = "write `ProviderBuilder::new().use_value(value)`"
+)]
+pub trait IntoProviders {
+    /// The providers.
+    fn into_providers(self) -> ProviderBuilder;
+}
+
+impl IntoProviders for ProviderBuilder {
+    fn into_providers(self) -> ProviderBuilder {
+        self
+    }
+}
+
+/// The providers for `cors = ..` in `#[controller]` and `#[route]`.
+#[doc(hidden)]
+pub fn cors_providers(options: cors_core::CorsOptions) -> ProviderBuilder {
+    ProviderBuilder::new().use_value(options)
+}
+
+/// Concatenates provider lists; later values replace earlier values of the same type.
+#[doc(hidden)]
+pub fn providers_list<const N: usize>(lists: [ProviderBuilder; N]) -> ProviderBuilder {
+    let mut all = ProviderBuilder::new();
+    for list in lists {
+        all.extend(list);
+    }
+    all
+}
+
+/// The providers visible to one route, put into the request's extensions.
+#[derive(Clone, Debug)]
+pub(crate) struct ProviderScope(Arc<ProviderBuilder>);
+
+/// Extracts a provided value (constructor or parameter injection).
+///
+/// The value comes from the route's providers, then its controller's, then its module's
+/// `providers_per_rou`; the most specific wins. A route without such a provider answers
+/// `500 Internal Server Error` and logs which type is missing.
+///
+/// ```
+/// use cors_axum::prelude::*;
+///
+/// #[derive(Clone)]
+/// pub struct Greeting(pub &'static str);
+///
+/// pub struct GreetController;
+///
+/// #[controller]
+/// impl GreetController {
+///     #[route("GET", "greet")]
+///     async fn greet(Inject(greeting): Inject<Greeting>) -> &'static str {
+///         greeting.0
+///     }
+/// }
+///
+/// rest_root_module! {
+///     pub struct GreetModule {
+///         controllers: [GreetController],
+///         providers_per_rou: [ProviderBuilder::new().use_value(Greeting("hello"))],
+///     }
+/// }
+/// # assert!(GreetModule::router().is_ok());
+/// ```
+#[derive(Clone, Debug)]
+pub struct Inject<T>(pub T);
+
+impl<T: Clone + Send + Sync + 'static, S: Send + Sync> FromRequestParts<S> for Inject<T> {
+    type Rejection = InjectRejection;
+
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
+        parts
+            .extensions
+            .get::<ProviderScope>()
+            .and_then(|scope| scope.0.get::<T>())
+            .map(|value| Inject(value.clone()))
+            .ok_or(InjectRejection {
+                type_name: type_name::<T>(),
+            })
+    }
+}
+
+/// The rejection of [`Inject<T>`] when no value of type `T` is provided for the route.
+#[derive(Debug)]
+pub struct InjectRejection {
+    type_name: &'static str,
+}
+
+impl fmt::Display for InjectRejection {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "no provider for `{}` on this route; add `ProviderBuilder::new().use_value(..)` \
+             to `providers_per_rou` of its module or to its controller or route",
+            self.type_name
+        )
+    }
+}
+
+impl std::error::Error for InjectRejection {}
+
+impl IntoResponse for InjectRejection {
+    fn into_response(self) -> Response {
+        tracing::error!("{self}");
+        (StatusCode::INTERNAL_SERVER_ERROR, "Internal Server Error\n").into_response()
+    }
+}
+
+/// Inserts a route's provider scope into the request's extensions.
+#[derive(Clone, Debug)]
+pub(crate) struct ProviderLayer(pub(crate) ProviderScope);
+
+impl<S> tower_layer::Layer<S> for ProviderLayer {
+    type Service = ProviderService<S>;
+
+    fn layer(&self, inner: S) -> Self::Service {
+        ProviderService {
+            inner,
+            scope: self.0.clone(),
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct ProviderService<S> {
+    inner: S,
+    scope: ProviderScope,
+}
+
+impl<S, B> tower_service::Service<http::Request<B>> for ProviderService<S>
+where
+    S: tower_service::Service<http::Request<B>>,
+{
+    type Response = S::Response;
+    type Error = S::Error;
+    type Future = S::Future;
+
+    fn poll_ready(
+        &mut self,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Result<(), Self::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, mut request: http::Request<B>) -> Self::Future {
+        request.extensions_mut().insert(self.scope.clone());
+        self.inner.call(request)
+    }
+}

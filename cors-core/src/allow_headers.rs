@@ -1,0 +1,291 @@
+//! [`AllowHeaders`]: which request headers a preflight allows.
+
+use http::{HeaderName, HeaderValue};
+
+use crate::CorsConfigError;
+use crate::header_list::{self, HeaderListError, HeaderListSummary};
+
+/// Which request headers a preflight allows: the
+/// [`Access-Control-Allow-Headers`](https://developer.mozilla.org/en-US/docs/Web/HTTP/Headers/Access-Control-Allow-Headers)
+/// response header, answering `Access-Control-Request-Headers`.
+///
+/// Header names compare case-insensitively. A requested list is parsed as the Fetch standard
+/// describes (comma-separated, optional whitespace, several lines forming one list), with bounds:
+/// at most 64 names and 4 KiB; a longer or malformed list gets a rejected preflight.
+///
+/// ```
+/// use cors_core::AllowHeaders;
+///
+/// let _ = AllowHeaders::mirror_request(); // the default
+/// let _ = AllowHeaders::list(["content-type", "x-requested-with"]);
+/// let _: AllowHeaders = "*".into(); // the same as `any()`
+/// ```
+#[must_use]
+#[derive(Clone, Debug, Default)]
+pub struct AllowHeaders(HeadersSpec);
+
+#[derive(Clone, Debug, Default)]
+enum HeadersSpec {
+    Any,
+    List(Vec<String>),
+    #[default]
+    Mirror,
+}
+
+impl AllowHeaders {
+    /// Any header: `Access-Control-Allow-Headers: *`. A `*` never covers `Authorization`, so when a
+    /// preflight asks for it the answer is `*, authorization`. Cannot be combined with credentials.
+    pub fn any() -> Self {
+        AllowHeaders(HeadersSpec::Any)
+    }
+
+    /// Exactly these headers: a preflight asking for any other header is rejected.
+    pub fn list<I, H>(headers: I) -> Self
+    where
+        I: IntoIterator<Item = H>,
+        H: AsRef<str>,
+    {
+        AllowHeaders(HeadersSpec::List(
+            headers.into_iter().map(|h| h.as_ref().to_owned()).collect(),
+        ))
+    }
+
+    /// Whatever headers the preflight asks for, echoed back (with
+    /// `Vary: Access-Control-Request-Headers`). The default.
+    pub fn mirror_request() -> Self {
+        AllowHeaders(HeadersSpec::Mirror)
+    }
+
+    pub(crate) fn compile(&self, credentials: bool) -> Result<CompiledHeaders, CorsConfigError> {
+        match &self.0 {
+            HeadersSpec::Any if credentials => Err(CorsConfigError::new(
+                "allow_headers",
+                Some("*"),
+                "`*` is only a wildcard without credentials; with `credentials(true)` browsers read it as a \
+                 header named `*`. List the headers, or use `mirror_request()` to allow the headers a \
+                 preflight asks for"
+                    .to_owned(),
+            )),
+            HeadersSpec::Any => Ok(CompiledHeaders::Any {
+                star: HeaderValue::from_static("*"),
+                star_authorization: HeaderValue::from_static("*, authorization"),
+            }),
+            HeadersSpec::Mirror => Ok(CompiledHeaders::Mirror),
+            HeadersSpec::List(names) => {
+                let (names, value) = header_list::compile_names("allow_headers", names)?;
+                Ok(CompiledHeaders::List { names, value })
+            }
+        }
+    }
+}
+
+/// A validated allowed-headers option.
+#[derive(Clone, Debug)]
+pub(crate) enum CompiledHeaders {
+    Any {
+        star: HeaderValue,
+        star_authorization: HeaderValue,
+    },
+    List {
+        names: Vec<Box<[u8]>>,
+        value: Option<HeaderValue>,
+    },
+    Mirror,
+}
+
+impl CompiledHeaders {
+    /// The `Access-Control-Allow-Headers` value answering the requested list (`Ok(None)`: send
+    /// none), or `Err` when the preflight must be rejected.
+    pub(crate) fn answer<'a, I>(&self, requested: I) -> Result<Option<HeaderValue>, HeaderListError>
+    where
+        I: IntoIterator<Item = &'a HeaderValue> + Copy,
+    {
+        match self {
+            CompiledHeaders::Any {
+                star,
+                star_authorization,
+            } => {
+                let summary = header_list::parse(requested, |_| true)?;
+                Ok(Some(if summary.has_authorization {
+                    star_authorization.clone()
+                } else {
+                    star.clone()
+                }))
+            }
+            CompiledHeaders::List { names, value } => {
+                header_list::parse(requested, |name| {
+                    header_list::contains_ignore_case(names, name)
+                })?;
+                Ok(value.clone())
+            }
+            CompiledHeaders::Mirror => {
+                let summary: HeaderListSummary = header_list::parse(requested, |_| true)?;
+                if summary.names == 0 {
+                    return Ok(None);
+                }
+                let mut lines = requested
+                    .into_iter()
+                    .filter(|l| !l.as_bytes().trim_ascii().is_empty());
+                let (Some(first), None) = (lines.next(), lines.next()) else {
+                    return Ok(Some(join_lines(requested)?));
+                };
+                Ok(Some(first.clone()))
+            }
+        }
+    }
+
+    /// Whether the answer depends on `Access-Control-Request-Headers` beyond allow/reject.
+    pub(crate) fn varies_by_request(&self) -> bool {
+        matches!(self, CompiledHeaders::Any { .. } | CompiledHeaders::Mirror)
+    }
+}
+
+#[cold]
+fn join_lines<'a, I>(lines: I) -> Result<HeaderValue, HeaderListError>
+where
+    I: IntoIterator<Item = &'a HeaderValue>,
+{
+    let mut joined = Vec::new();
+    for line in lines {
+        let line = line.as_bytes().trim_ascii();
+        if line.is_empty() {
+            continue;
+        }
+        if !joined.is_empty() {
+            joined.extend_from_slice(b", ");
+        }
+        joined.extend_from_slice(line);
+    }
+    HeaderValue::from_bytes(&joined).map_err(|_| HeaderListError::Malformed)
+}
+
+impl From<&str> for AllowHeaders {
+    /// `"*"` is [`AllowHeaders::any()`]; anything else is a list of that one header.
+    fn from(header: &str) -> Self {
+        if header == "*" {
+            Self::any()
+        } else {
+            Self::list([header])
+        }
+    }
+}
+
+impl From<String> for AllowHeaders {
+    /// `"*"` is [`AllowHeaders::any()`]; anything else is a list of that one header.
+    fn from(header: String) -> Self {
+        Self::from(header.as_str())
+    }
+}
+
+impl<const N: usize> From<[&str; N]> for AllowHeaders {
+    fn from(headers: [&str; N]) -> Self {
+        Self::list(headers)
+    }
+}
+
+impl From<Vec<&str>> for AllowHeaders {
+    fn from(headers: Vec<&str>) -> Self {
+        Self::list(headers)
+    }
+}
+
+impl From<Vec<String>> for AllowHeaders {
+    fn from(headers: Vec<String>) -> Self {
+        Self::list(headers)
+    }
+}
+
+impl From<HeaderName> for AllowHeaders {
+    fn from(header: HeaderName) -> Self {
+        Self::list([header])
+    }
+}
+
+impl<const N: usize> From<[HeaderName; N]> for AllowHeaders {
+    fn from(headers: [HeaderName; N]) -> Self {
+        Self::list(headers)
+    }
+}
+
+impl From<Vec<HeaderName>> for AllowHeaders {
+    fn from(headers: Vec<HeaderName>) -> Self {
+        Self::list(headers)
+    }
+}
+
+#[cfg(feature = "serde")]
+impl<'de> serde::Deserialize<'de> for AllowHeaders {
+    /// `"*"` (any), `"mirror"`, one header name, or a list of header names.
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Ok(
+            match crate::options::StringOrList::deserialize(deserializer)? {
+                crate::options::StringOrList::String(s) if s == "mirror" => Self::mirror_request(),
+                crate::options::StringOrList::String(s) => Self::from(s),
+                crate::options::StringOrList::List(list) => Self::list(list),
+            },
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn answer(
+        h: &AllowHeaders,
+        lines: &[&'static str],
+    ) -> Result<Option<HeaderValue>, HeaderListError> {
+        let values: Vec<HeaderValue> = lines.iter().map(|l| HeaderValue::from_static(l)).collect();
+        h.compile(false).unwrap().answer(&values)
+    }
+
+    #[test]
+    fn list_checks_every_name_case_insensitively() {
+        let h = AllowHeaders::list(["Content-Type", "X-PINGOTHER"]);
+        assert_eq!(
+            answer(&h, &["x-pingother, content-type"]).unwrap().unwrap(),
+            "content-type, x-pingother"
+        );
+        assert_eq!(
+            answer(&h, &["X-PingOther", "CONTENT-TYPE"])
+                .unwrap()
+                .unwrap(),
+            "content-type, x-pingother"
+        );
+        assert_eq!(
+            answer(&h, &["x-pingother, x-other"]),
+            Err(HeaderListError::Refused)
+        );
+    }
+
+    #[test]
+    fn mirror_echoes_or_joins() {
+        let h = AllowHeaders::mirror_request();
+        assert_eq!(
+            answer(&h, &["X-PINGOTHER, Content-Type"]).unwrap().unwrap(),
+            "X-PINGOTHER, Content-Type"
+        );
+        assert_eq!(answer(&h, &["x-a", " x-b "]).unwrap().unwrap(), "x-a, x-b");
+        assert_eq!(answer(&h, &["x-a", ""]).unwrap().unwrap(), "x-a");
+        assert_eq!(answer(&h, &[]).unwrap(), None);
+        assert_eq!(answer(&h, &["x a"]), Err(HeaderListError::Malformed));
+    }
+
+    #[test]
+    fn any_adds_authorization() {
+        let h = AllowHeaders::any();
+        assert_eq!(answer(&h, &["x-a"]).unwrap().unwrap(), "*");
+        assert_eq!(
+            answer(&h, &["x-a, Authorization"]).unwrap().unwrap(),
+            "*, authorization"
+        );
+        assert!(h.compile(true).is_err());
+    }
+
+    #[test]
+    fn validation() {
+        assert!(AllowHeaders::list(["x a"]).compile(false).is_err());
+        assert!(AllowHeaders::list(["x-a", "*"]).compile(false).is_err());
+        assert!(AllowHeaders::list([""]).compile(false).is_err());
+    }
+}

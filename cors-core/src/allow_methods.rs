@@ -1,0 +1,323 @@
+//! [`AllowMethods`]: which methods a preflight allows.
+
+use http::{HeaderValue, Method};
+
+use crate::CorsConfigError;
+use crate::header_list::is_token;
+
+/// Which methods a preflight allows: the
+/// [`Access-Control-Allow-Methods`](https://developer.mozilla.org/en-US/docs/Web/HTTP/Headers/Access-Control-Allow-Methods)
+/// response header.
+///
+/// Methods compare case-sensitively, as in the Fetch standard (browsers uppercase `GET`,
+/// `POST` and the other standard methods before sending them).
+///
+/// ```
+/// use cors_core::AllowMethods;
+/// use http::Method;
+///
+/// let _ = AllowMethods::route(); // the default: the methods the route answers
+/// let _ = AllowMethods::list(["GET", "POST"]);
+/// let _: AllowMethods = vec![Method::GET, Method::PATCH].into();
+/// let _: AllowMethods = "*".into(); // the same as `any()`
+/// ```
+#[must_use]
+#[derive(Clone, Debug, Default)]
+pub struct AllowMethods(MethodsSpec);
+
+#[derive(Clone, Debug, Default)]
+enum MethodsSpec {
+    Any,
+    List(Vec<String>),
+    Mirror,
+    #[default]
+    Route,
+}
+
+impl AllowMethods {
+    /// Any method: `Access-Control-Allow-Methods: *`. Cannot be combined with credentials.
+    pub fn any() -> Self {
+        AllowMethods(MethodsSpec::Any)
+    }
+
+    /// These methods, written in this order.
+    pub fn list<I, M>(methods: I) -> Self
+    where
+        I: IntoIterator<Item = M>,
+        M: AsRef<str>,
+    {
+        AllowMethods(MethodsSpec::List(
+            methods.into_iter().map(|m| m.as_ref().to_owned()).collect(),
+        ))
+    }
+
+    /// Whatever method the preflight asks for, echoed back (with
+    /// `Vary: Access-Control-Request-Method`).
+    pub fn mirror_request() -> Self {
+        AllowMethods(MethodsSpec::Mirror)
+    }
+
+    /// The methods of the route the preflight is for (the default). With
+    /// [`CorsPolicy::from_options`](crate::CorsPolicy::from_options), where the route is not known,
+    /// this behaves as [`mirror_request`](AllowMethods::mirror_request).
+    pub fn route() -> Self {
+        AllowMethods(MethodsSpec::Route)
+    }
+
+    pub(crate) fn compile(
+        &self,
+        route_methods: Option<&[Method]>,
+        credentials: bool,
+    ) -> Result<CompiledMethods, CorsConfigError> {
+        match (&self.0, route_methods) {
+            (MethodsSpec::Any, _) if credentials => Err(CorsConfigError::new(
+                "methods",
+                Some("*"),
+                "`*` is only a wildcard without credentials; with `credentials(true)` browsers read it as a \
+                 method named `*`. List the methods, or leave `methods` unset to allow the route's methods"
+                    .to_owned(),
+            )),
+            (MethodsSpec::Any, _) => Ok(CompiledMethods::Any(HeaderValue::from_static("*"))),
+            (MethodsSpec::Mirror, _) | (MethodsSpec::Route, None) => Ok(CompiledMethods::Mirror),
+            (MethodsSpec::Route, Some(methods)) => {
+                compile_list(methods.iter().map(Method::as_str).map(str::to_owned).collect())
+            }
+            (MethodsSpec::List(methods), _) => {
+                for method in methods {
+                    validate(method)?;
+                }
+                compile_list(methods.clone())
+            }
+        }
+    }
+}
+
+const STANDARD: [&str; 9] = [
+    "GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH",
+];
+
+fn validate(method: &str) -> Result<(), CorsConfigError> {
+    if method == "*" {
+        return Err(CorsConfigError::new(
+            "methods",
+            Some(method),
+            "`*` (any method) cannot be part of a list; use `*` alone to allow any method, or list the methods"
+                .to_owned(),
+        ));
+    }
+    if !is_token(method.as_bytes()) {
+        return Err(CorsConfigError::new(
+            "methods",
+            Some(method),
+            format!(
+                "`{method}` is not a valid HTTP method; a method is a token such as `GET` or `PATCH`"
+            ),
+        ));
+    }
+    if let Some(standard) = STANDARD
+        .iter()
+        .find(|s| s.eq_ignore_ascii_case(method) && **s != method)
+    {
+        return Err(CorsConfigError::new(
+            "methods",
+            Some(method),
+            format!(
+                "`{method}`: methods are case-sensitive and browsers send this one uppercase; write `{standard}`"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+fn compile_list(methods: Vec<String>) -> Result<CompiledMethods, CorsConfigError> {
+    let mut unique: Vec<String> = Vec::with_capacity(methods.len());
+    for method in methods {
+        if !unique.contains(&method) {
+            unique.push(method);
+        }
+    }
+    let value = if unique.is_empty() {
+        None
+    } else {
+        Some(
+            crate::policy::shared_value(&unique.join(", ")).ok_or_else(|| {
+                CorsConfigError::new(
+                    "methods",
+                    None,
+                    "the methods do not form a valid header value".to_owned(),
+                )
+            })?,
+        )
+    };
+    Ok(CompiledMethods::List {
+        methods: unique
+            .into_iter()
+            .map(|m| m.into_bytes().into_boxed_slice())
+            .collect(),
+        value,
+    })
+}
+
+/// A validated methods option.
+#[derive(Clone, Debug)]
+pub(crate) enum CompiledMethods {
+    /// `*`.
+    Any(HeaderValue),
+    /// A fixed list and its prebuilt header value (`None` when empty: nothing is allowed).
+    List {
+        methods: Vec<Box<[u8]>>,
+        value: Option<HeaderValue>,
+    },
+    /// Echo the requested method.
+    Mirror,
+}
+
+impl CompiledMethods {
+    /// The `Access-Control-Allow-Methods` value for the requested method (a valid token), or
+    /// `None` if it is not allowed.
+    pub(crate) fn answer(&self, requested: &HeaderValue) -> Option<HeaderValue> {
+        match self {
+            CompiledMethods::Any(star) => Some(star.clone()),
+            CompiledMethods::Mirror => Some(requested.clone()),
+            CompiledMethods::List { methods, value } => {
+                let requested = requested.as_bytes();
+                if methods.iter().any(|m| **m == *requested) {
+                    value.clone()
+                } else {
+                    None
+                }
+            }
+        }
+    }
+
+    pub(crate) fn is_mirror(&self) -> bool {
+        matches!(self, CompiledMethods::Mirror)
+    }
+}
+
+impl From<&str> for AllowMethods {
+    /// `"*"` is [`AllowMethods::any()`]; anything else is a list of that one method.
+    fn from(method: &str) -> Self {
+        if method == "*" {
+            Self::any()
+        } else {
+            Self::list([method])
+        }
+    }
+}
+
+impl From<String> for AllowMethods {
+    /// `"*"` is [`AllowMethods::any()`]; anything else is a list of that one method.
+    fn from(method: String) -> Self {
+        Self::from(method.as_str())
+    }
+}
+
+impl<const N: usize> From<[&str; N]> for AllowMethods {
+    fn from(methods: [&str; N]) -> Self {
+        Self::list(methods)
+    }
+}
+
+impl From<Vec<&str>> for AllowMethods {
+    fn from(methods: Vec<&str>) -> Self {
+        Self::list(methods)
+    }
+}
+
+impl From<Vec<String>> for AllowMethods {
+    fn from(methods: Vec<String>) -> Self {
+        Self::list(methods)
+    }
+}
+
+impl From<Method> for AllowMethods {
+    fn from(method: Method) -> Self {
+        Self::list([method])
+    }
+}
+
+impl From<Vec<Method>> for AllowMethods {
+    fn from(methods: Vec<Method>) -> Self {
+        Self::list(methods)
+    }
+}
+
+impl<const N: usize> From<[Method; N]> for AllowMethods {
+    fn from(methods: [Method; N]) -> Self {
+        Self::list(methods)
+    }
+}
+
+#[cfg(feature = "serde")]
+impl<'de> serde::Deserialize<'de> for AllowMethods {
+    /// `"*"` (any), `"mirror"`, `"route"`, one method, or a list of methods.
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Ok(
+            match crate::options::StringOrList::deserialize(deserializer)? {
+                crate::options::StringOrList::String(s) if s == "mirror" => Self::mirror_request(),
+                crate::options::StringOrList::String(s) if s == "route" => Self::route(),
+                crate::options::StringOrList::String(s) => Self::from(s),
+                crate::options::StringOrList::List(list) => Self::list(list),
+            },
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn value(m: &AllowMethods, route: Option<&[Method]>) -> Option<HeaderValue> {
+        m.compile(route, false)
+            .unwrap()
+            .answer(&HeaderValue::from_static("POST"))
+    }
+
+    #[test]
+    fn route_methods_in_order() {
+        let route = [
+            Method::GET,
+            Method::HEAD,
+            Method::POST,
+            Method::PATCH,
+            Method::OPTIONS,
+        ];
+        assert_eq!(
+            value(&AllowMethods::route(), Some(&route)).unwrap(),
+            "GET, HEAD, POST, PATCH, OPTIONS"
+        );
+        assert_eq!(value(&AllowMethods::route(), None).unwrap(), "POST");
+        assert!(value(&AllowMethods::route(), Some(&[Method::GET])).is_none());
+    }
+
+    #[test]
+    fn case_sensitive() {
+        let compiled = AllowMethods::list(["GET", "POST"])
+            .compile(None, false)
+            .unwrap();
+        assert!(compiled.answer(&HeaderValue::from_static("post")).is_none());
+        assert_eq!(
+            compiled.answer(&HeaderValue::from_static("POST")).unwrap(),
+            "GET, POST"
+        );
+    }
+
+    #[test]
+    fn validation() {
+        assert!(AllowMethods::list(["get"]).compile(None, false).is_err());
+        assert!(AllowMethods::list(["GE T"]).compile(None, false).is_err());
+        assert!(
+            AllowMethods::list(["PURGE", "*"])
+                .compile(None, false)
+                .is_err()
+        );
+        assert!(AllowMethods::list(["PURGE"]).compile(None, true).is_ok());
+        assert!(AllowMethods::any().compile(None, true).is_err());
+        assert!(
+            AllowMethods::list(Vec::<String>::new())
+                .compile(None, false)
+                .is_ok()
+        );
+    }
+}

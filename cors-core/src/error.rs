@@ -1,0 +1,58 @@
+//! The error returned when CORS options cannot be compiled into a [`CorsPolicy`](crate::CorsPolicy).
+
+use std::fmt;
+
+/// A CORS option that cannot work as written.
+///
+/// Returned by [`CorsPolicy::from_options`](crate::CorsPolicy::from_options) and
+/// [`CorsPolicy::for_route`](crate::CorsPolicy::for_route), so a misconfiguration fails when the
+/// application starts rather than as a puzzling browser error later. The message always names the
+/// option and says how to fix it:
+///
+/// ```
+/// use cors_core::{CorsOptions, CorsPolicy};
+///
+/// let err = CorsPolicy::from_options(&CorsOptions::new().origin("https://example.com/")).unwrap_err();
+/// assert_eq!(err.field(), "origin");
+/// assert_eq!(err.value(), Some("https://example.com/"));
+/// assert_eq!(
+///     err.to_string(),
+///     "invalid CORS option `origin`: `https://example.com/` has a path or a trailing slash; \
+///      write it as `https://example.com`"
+/// );
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CorsConfigError {
+    field: &'static str,
+    value: Option<String>,
+    message: String,
+}
+
+impl CorsConfigError {
+    pub(crate) fn new(field: &'static str, value: Option<&str>, message: String) -> Self {
+        Self {
+            field,
+            value: value.map(str::to_owned),
+            message,
+        }
+    }
+
+    /// The option at fault, spelled as in the serde configuration: `origin`, `methods`,
+    /// `allow_headers`, `expose_headers`, `credentials`, `max_age` or `allow_null_origin`.
+    pub fn field(&self) -> &'static str {
+        self.field
+    }
+
+    /// The offending value (an origin, a header name, a method, a number), when one value is at fault.
+    pub fn value(&self) -> Option<&str> {
+        self.value.as_deref()
+    }
+}
+
+impl fmt::Display for CorsConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "invalid CORS option `{}`: {}", self.field, self.message)
+    }
+}
+
+impl std::error::Error for CorsConfigError {}

@@ -1,0 +1,342 @@
+//! [`CorsOptions`]: the uncompiled, mergeable CORS configuration.
+
+use crate::{AllowHeaders, AllowMethods, AllowOrigin, ExposeHeaders, MaxAge};
+
+/// CORS options, as a user writes them.
+///
+/// Every field is optional, so options from several levels (module, controller, route) can be
+/// [merged](CorsOptions::merge) field by field, the most specific level winning. Unset fields
+/// take these defaults when compiled into a [`CorsPolicy`](crate::CorsPolicy):
+///
+/// | option | default |
+/// |---|---|
+/// | [`origin`](Self::origin) | [`AllowOrigin::any()`]: `Access-Control-Allow-Origin: *` |
+/// | [`methods`](Self::methods) | [`AllowMethods::route()`]: the methods of the route |
+/// | [`allow_headers`](Self::allow_headers) | [`AllowHeaders::mirror_request()`] |
+/// | [`expose_headers`](Self::expose_headers) | none exposed |
+/// | [`credentials`](Self::credentials) | `false` |
+/// | [`max_age`](Self::max_age) | no `Access-Control-Max-Age` (browsers then cache a preflight for 5 s) |
+/// | [`private_network`](Self::private_network) | `false` |
+/// | [`allow_null_origin`](Self::allow_null_origin) | `false` |
+/// | [`preflight_status`](Self::preflight_status) | [`PreflightStatus::NoContent`] (204) |
+/// | [`rejected_preflight`](Self::rejected_preflight) | [`RejectedPreflight::NoCorsHeaders`] |
+///
+/// With the default `serde` feature the options deserialize from configuration files (snake_case
+/// keys, unknown keys rejected):
+///
+/// ```
+/// # #[cfg(feature = "serde")] {
+/// use cors_core::{CorsOptions, CorsPolicy};
+///
+/// let options: CorsOptions = serde_json::from_str(r#"{
+///     "origin": ["https://example.com", "https://*.example.com"],
+///     "methods": ["GET", "POST"],
+///     "allow_headers": ["content-type", "x-requested-with"],
+///     "expose_headers": ["x-request-id"],
+///     "credentials": true,
+///     "max_age": 600,
+///     "private_network": false,
+///     "allow_null_origin": false,
+///     "preflight_status": 200,
+///     "rejected_preflight": "forbidden"
+/// }"#).unwrap();
+/// assert!(CorsPolicy::from_options(&options).is_ok());
+/// # }
+/// ```
+#[must_use]
+#[derive(Clone, Debug, Default)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Deserialize),
+    serde(default, deny_unknown_fields)
+)]
+pub struct CorsOptions {
+    pub(crate) origin: Option<AllowOrigin>,
+    pub(crate) methods: Option<AllowMethods>,
+    pub(crate) allow_headers: Option<AllowHeaders>,
+    pub(crate) expose_headers: Option<ExposeHeaders>,
+    pub(crate) credentials: Option<bool>,
+    pub(crate) max_age: Option<MaxAge>,
+    pub(crate) private_network: Option<bool>,
+    pub(crate) allow_null_origin: Option<bool>,
+    pub(crate) preflight_status: Option<PreflightStatus>,
+    pub(crate) rejected_preflight: Option<RejectedPreflight>,
+}
+
+impl CorsOptions {
+    /// Options with nothing set: every field takes its default (see the table above).
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Which origins may read responses
+    /// ([`Access-Control-Allow-Origin`](https://developer.mozilla.org/en-US/docs/Web/HTTP/Headers/Access-Control-Allow-Origin)).
+    /// Accepts an [`AllowOrigin`], `"*"`, one origin or pattern, or a list of them.
+    pub fn origin(mut self, origin: impl Into<AllowOrigin>) -> Self {
+        self.origin = Some(origin.into());
+        self
+    }
+
+    /// Which methods a preflight allows
+    /// ([`Access-Control-Allow-Methods`](https://developer.mozilla.org/en-US/docs/Web/HTTP/Headers/Access-Control-Allow-Methods)).
+    pub fn methods(mut self, methods: impl Into<AllowMethods>) -> Self {
+        self.methods = Some(methods.into());
+        self
+    }
+
+    /// Which request headers a preflight allows
+    /// ([`Access-Control-Allow-Headers`](https://developer.mozilla.org/en-US/docs/Web/HTTP/Headers/Access-Control-Allow-Headers)).
+    pub fn allow_headers(mut self, headers: impl Into<AllowHeaders>) -> Self {
+        self.allow_headers = Some(headers.into());
+        self
+    }
+
+    /// Which response headers scripts may read
+    /// ([`Access-Control-Expose-Headers`](https://developer.mozilla.org/en-US/docs/Web/HTTP/Headers/Access-Control-Expose-Headers)).
+    pub fn expose_headers(mut self, headers: impl Into<ExposeHeaders>) -> Self {
+        self.expose_headers = Some(headers.into());
+        self
+    }
+
+    /// Whether credentialed requests (cookies, HTTP authentication) may read responses
+    /// ([`Access-Control-Allow-Credentials`](https://developer.mozilla.org/en-US/docs/Web/HTTP/Headers/Access-Control-Allow-Credentials)).
+    /// Cannot be combined with any origin (`*`), nor with `*` for methods or headers.
+    pub fn credentials(mut self, allow: bool) -> Self {
+        self.credentials = Some(allow);
+        self
+    }
+
+    /// How long a browser may cache a preflight answer
+    /// ([`Access-Control-Max-Age`](https://developer.mozilla.org/en-US/docs/Web/HTTP/Headers/Access-Control-Max-Age)).
+    /// Accepts seconds (`u64`) or a [`Duration`](std::time::Duration).
+    pub fn max_age(mut self, max_age: impl Into<MaxAge>) -> Self {
+        self.max_age = Some(max_age.into());
+        self
+    }
+
+    /// Whether to answer [Private Network Access](https://wicg.github.io/private-network-access/)
+    /// preflights (`Access-Control-Request-Private-Network: true`) with
+    /// `Access-Control-Allow-Private-Network: true`. Opt-in; off by default.
+    pub fn private_network(mut self, allow: bool) -> Self {
+        self.private_network = Some(allow);
+        self
+    }
+
+    /// Whether the origin `null` is allowed. Browsers send `Origin: null` from sandboxed frames,
+    /// `file:` and `data:` pages and after cross-origin redirects, which any site can arrange, so
+    /// it is refused unless enabled here. When enabled, `null` is granted under every origin
+    /// policy and may also be listed explicitly.
+    pub fn allow_null_origin(mut self, allow: bool) -> Self {
+        self.allow_null_origin = Some(allow);
+        self
+    }
+
+    /// The status of a successful preflight answer: 204 (default) or 200 for legacy clients.
+    pub fn preflight_status(mut self, status: PreflightStatus) -> Self {
+        self.preflight_status = Some(status);
+        self
+    }
+
+    /// How to answer a preflight that is not allowed.
+    pub fn rejected_preflight(mut self, rejected: RejectedPreflight) -> Self {
+        self.rejected_preflight = Some(rejected);
+        self
+    }
+
+    /// Field-by-field merge: every field set in `more_specific` wins, others come from `self`.
+    ///
+    /// ```
+    /// use cors_core::CorsOptions;
+    ///
+    /// let module = CorsOptions::new().origin("https://example.com").max_age(600);
+    /// let route = CorsOptions::new().credentials(true);
+    /// let merged = module.merge(&route);
+    /// assert_eq!(
+    ///     format!("{merged:?}"),
+    ///     format!("{:?}", CorsOptions::new().origin("https://example.com").max_age(600).credentials(true)),
+    /// );
+    /// ```
+    pub fn merge(&self, more_specific: &CorsOptions) -> CorsOptions {
+        fn pick<T: Clone>(general: &Option<T>, specific: &Option<T>) -> Option<T> {
+            specific.as_ref().or(general.as_ref()).cloned()
+        }
+        CorsOptions {
+            origin: pick(&self.origin, &more_specific.origin),
+            methods: pick(&self.methods, &more_specific.methods),
+            allow_headers: pick(&self.allow_headers, &more_specific.allow_headers),
+            expose_headers: pick(&self.expose_headers, &more_specific.expose_headers),
+            credentials: pick(&self.credentials, &more_specific.credentials),
+            max_age: pick(&self.max_age, &more_specific.max_age),
+            private_network: pick(&self.private_network, &more_specific.private_network),
+            allow_null_origin: pick(&self.allow_null_origin, &more_specific.allow_null_origin),
+            preflight_status: pick(&self.preflight_status, &more_specific.preflight_status),
+            rejected_preflight: pick(&self.rejected_preflight, &more_specific.rejected_preflight),
+        }
+    }
+
+    /// Whether no field is set.
+    pub fn is_empty(&self) -> bool {
+        let CorsOptions {
+            origin,
+            methods,
+            allow_headers,
+            expose_headers,
+            credentials,
+            max_age,
+            private_network,
+            allow_null_origin,
+            preflight_status,
+            rejected_preflight,
+        } = self;
+        origin.is_none()
+            && methods.is_none()
+            && allow_headers.is_none()
+            && expose_headers.is_none()
+            && credentials.is_none()
+            && max_age.is_none()
+            && private_network.is_none()
+            && allow_null_origin.is_none()
+            && preflight_status.is_none()
+            && rejected_preflight.is_none()
+    }
+}
+
+/// The status of a successful preflight answer.
+///
+/// Any 2xx lets the browser go on with the actual request; 204 carries no body. Some legacy
+/// clients (old WebKit, some smart TVs) choke on 204, hence [`PreflightStatus::Ok`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum PreflightStatus {
+    /// `204 No Content` (default).
+    #[default]
+    NoContent,
+    /// `200 OK`.
+    Ok,
+}
+
+impl PreflightStatus {
+    /// The status code.
+    pub fn status_code(self) -> http::StatusCode {
+        match self {
+            PreflightStatus::NoContent => http::StatusCode::NO_CONTENT,
+            PreflightStatus::Ok => http::StatusCode::OK,
+        }
+    }
+}
+
+/// How a preflight that is not allowed (origin, method or headers) is answered. Either way the
+/// answer carries no `Access-Control-*` header, so the browser blocks the actual request.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Deserialize),
+    serde(rename_all = "kebab-case")
+)]
+pub enum RejectedPreflight {
+    /// The normal preflight status, without CORS headers (default; what most servers do).
+    #[default]
+    NoCorsHeaders,
+    /// `403 Forbidden`, which makes the refusal visible in logs and network panels.
+    Forbidden,
+}
+
+#[cfg(feature = "serde")]
+impl<'de> serde::Deserialize<'de> for PreflightStatus {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        match u16::deserialize(deserializer)? {
+            204 => Ok(PreflightStatus::NoContent),
+            200 => Ok(PreflightStatus::Ok),
+            other => Err(serde::de::Error::custom(format_args!(
+                "invalid preflight_status {other}: expected 204 or 200"
+            ))),
+        }
+    }
+}
+
+/// A string or a list of strings, as configuration files write option values.
+#[cfg(feature = "serde")]
+pub(crate) enum StringOrList {
+    String(String),
+    List(Vec<String>),
+}
+
+#[cfg(feature = "serde")]
+impl<'de> serde::Deserialize<'de> for StringOrList {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = StringOrList;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a string or a list of strings")
+            }
+
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(StringOrList::String(v.to_owned()))
+            }
+
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<Self::Value, A::Error> {
+                let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(64));
+                while let Some(item) = seq.next_element::<String>()? {
+                    items.push(item);
+                }
+                Ok(StringOrList::List(items))
+            }
+        }
+        deserializer.deserialize_any(Visitor)
+    }
+}
+
+#[cfg(all(test, feature = "serde"))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn deserializes_every_field() {
+        let options: CorsOptions = serde_json::from_str(
+            r#"{"origin": "*", "methods": "*", "allow_headers": "mirror", "expose_headers": "*",
+                "credentials": false, "max_age": 5, "private_network": true, "allow_null_origin": true,
+                "preflight_status": 204, "rejected_preflight": "no-cors-headers"}"#,
+        )
+        .unwrap();
+        assert!(!options.is_empty());
+        assert_eq!(options.preflight_status, Some(PreflightStatus::NoContent));
+        assert_eq!(
+            options.rejected_preflight,
+            Some(RejectedPreflight::NoCorsHeaders)
+        );
+    }
+
+    #[test]
+    fn rejects_unknown_fields_and_statuses() {
+        let err = serde_json::from_str::<CorsOptions>(r#"{"origins": "*"}"#).unwrap_err();
+        assert!(err.to_string().contains("unknown field `origins`"), "{err}");
+        let err = serde_json::from_str::<CorsOptions>(r#"{"preflight_status": 201}"#).unwrap_err();
+        assert!(err.to_string().contains("expected 204 or 200"), "{err}");
+    }
+
+    #[test]
+    fn empty_object_is_empty() {
+        assert!(
+            serde_json::from_str::<CorsOptions>("{}")
+                .unwrap()
+                .is_empty()
+        );
+        assert!(CorsOptions::new().is_empty());
+        assert!(!CorsOptions::new().credentials(false).is_empty());
+    }
+
+    #[test]
+    fn merge_prefers_specific() {
+        let general = CorsOptions::new().origin("https://a.com").credentials(true);
+        let specific = CorsOptions::new().credentials(false);
+        let merged = general.merge(&specific);
+        assert_eq!(merged.credentials, Some(false));
+        assert!(merged.origin.is_some());
+        assert!(merged.max_age.is_none());
+        assert!(CorsOptions::new().merge(&CorsOptions::new()).is_empty());
+    }
+}

@@ -1,0 +1,470 @@
+//! Parsing, normalising and matching serialized origins (`scheme://host[:port]`).
+//!
+//! Configured origins are parsed once, when a policy is compiled, and stored normalised: scheme
+//! and host lowercase, the default port (`:443` for `https`, `:80` for `http`) dropped. A request's
+//! `Origin` is parsed the same way into a stack buffer, so comparing it never allocates.
+
+use std::collections::HashSet;
+use std::hash::{BuildHasherDefault, Hasher};
+
+use http::HeaderValue;
+
+/// Longest `Origin` value considered. Real origins are far shorter (a DNS name is at most 253
+/// bytes); anything longer is refused rather than buffered.
+pub(crate) const MAX_ORIGIN_LEN: usize = 256;
+
+/// Why a string is not a serialized origin.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum OriginSyntaxError {
+    NotAnOrigin,
+    Path,
+    QueryOrFragment,
+    Userinfo,
+    EmptyHost,
+    InvalidHost,
+    InvalidPort,
+    TooLong,
+}
+
+/// The parts of a serialized origin, borrowed from the input, not yet lowercased.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ParsedOrigin<'a> {
+    pub(crate) scheme: &'a [u8],
+    pub(crate) host: &'a [u8],
+    /// `None` when absent or equal to the scheme's default port.
+    pub(crate) port: Option<u16>,
+}
+
+fn is_scheme_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.')
+}
+
+fn is_host_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_')
+}
+
+fn default_port(scheme: &[u8]) -> Option<u16> {
+    if scheme.eq_ignore_ascii_case(b"https") {
+        Some(443)
+    } else if scheme.eq_ignore_ascii_case(b"http") {
+        Some(80)
+    } else {
+        None
+    }
+}
+
+fn find_subslice(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack.windows(needle.len()).position(|w| w == needle)
+}
+
+/// Parses `scheme://host[:port]`, rejecting anything a browser would not send as an `Origin`.
+pub(crate) fn parse(input: &[u8]) -> Result<ParsedOrigin<'_>, OriginSyntaxError> {
+    if input.len() > MAX_ORIGIN_LEN {
+        return Err(OriginSyntaxError::TooLong);
+    }
+    let sep = find_subslice(input, b"://").ok_or(OriginSyntaxError::NotAnOrigin)?;
+    let scheme = &input[..sep];
+    match scheme.split_first() {
+        Some((first, rest))
+            if first.is_ascii_alphabetic() && rest.iter().all(|&b| is_scheme_byte(b)) => {}
+        _ => return Err(OriginSyntaxError::NotAnOrigin),
+    }
+    let rest = &input[sep + 3..];
+    let authority_end = rest
+        .iter()
+        .position(|&b| matches!(b, b'/' | b'?' | b'#'))
+        .unwrap_or(rest.len());
+    let authority = &rest[..authority_end];
+    match rest.get(authority_end) {
+        Some(b'/') => return Err(OriginSyntaxError::Path),
+        Some(_) => return Err(OriginSyntaxError::QueryOrFragment),
+        None => {}
+    }
+    if authority.contains(&b'@') {
+        return Err(OriginSyntaxError::Userinfo);
+    }
+    let (host, port_part) = if authority.first() == Some(&b'[') {
+        let close = authority
+            .iter()
+            .position(|&b| b == b']')
+            .ok_or(OriginSyntaxError::InvalidHost)?;
+        let inner = &authority[1..close];
+        if inner.is_empty()
+            || !inner
+                .iter()
+                .all(|&b| b.is_ascii_hexdigit() || b == b':' || b == b'.')
+        {
+            return Err(OriginSyntaxError::InvalidHost);
+        }
+        (&authority[..=close], &authority[close + 1..])
+    } else {
+        let colon = authority
+            .iter()
+            .position(|&b| b == b':')
+            .unwrap_or(authority.len());
+        let host = &authority[..colon];
+        if host.is_empty() {
+            return Err(OriginSyntaxError::EmptyHost);
+        }
+        if !host
+            .split(|&b| b == b'.')
+            .all(|label| !label.is_empty() && label.iter().all(|&b| is_host_byte(b)))
+        {
+            return Err(OriginSyntaxError::InvalidHost);
+        }
+        (host, &authority[colon..])
+    };
+    let port = match port_part.split_first() {
+        None => None,
+        Some((b':', digits)) => {
+            if digits.is_empty() || digits.len() > 5 || !digits.iter().all(u8::is_ascii_digit) {
+                return Err(OriginSyntaxError::InvalidPort);
+            }
+            let value = digits
+                .iter()
+                .fold(0u32, |acc, &d| acc * 10 + u32::from(d - b'0'));
+            let value = u16::try_from(value).map_err(|_| OriginSyntaxError::InvalidPort)?;
+            if value == 0 {
+                return Err(OriginSyntaxError::InvalidPort);
+            }
+            if default_port(scheme) == Some(value) {
+                None
+            } else {
+                Some(value)
+            }
+        }
+        Some(_) => return Err(OriginSyntaxError::InvalidHost),
+    };
+    Ok(ParsedOrigin { scheme, host, port })
+}
+
+impl ParsedOrigin<'_> {
+    /// Writes the normalised form (`scheme://host[:port]`, lowercase, default port dropped) into
+    /// `buf` and returns it, or `None` if it does not fit.
+    pub(crate) fn normalize_into<'b>(&self, buf: &'b mut [u8; MAX_ORIGIN_LEN]) -> Option<&'b [u8]> {
+        let mut len = 0;
+        let mut push = |bytes: &[u8], buf: &mut [u8; MAX_ORIGIN_LEN]| -> Option<()> {
+            let end = len + bytes.len();
+            let dest = buf.get_mut(len..end)?;
+            for (d, s) in dest.iter_mut().zip(bytes) {
+                *d = s.to_ascii_lowercase();
+            }
+            len = end;
+            Some(())
+        };
+        push(self.scheme, buf)?;
+        push(b"://", buf)?;
+        push(self.host, buf)?;
+        if let Some(port) = self.port {
+            let mut digits = [0u8; 6];
+            digits[0] = b':';
+            let mut n = port;
+            let mut count = 0;
+            loop {
+                count += 1;
+                n /= 10;
+                if n == 0 {
+                    break;
+                }
+            }
+            let mut n = port;
+            for i in (1..=count).rev() {
+                digits[i] = b'0' + (n % 10) as u8;
+                n /= 10;
+            }
+            push(&digits[..=count], buf)?;
+        }
+        Some(&buf[..len])
+    }
+
+    fn to_normalized_vec(self) -> Option<Box<[u8]>> {
+        let mut buf = [0u8; MAX_ORIGIN_LEN];
+        self.normalize_into(&mut buf).map(Box::from)
+    }
+}
+
+/// A wildcard-subdomain pattern, `scheme://*.domain[:port]`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct OriginPattern {
+    scheme: Box<[u8]>,
+    /// `.domain`, lowercase, with the leading dot.
+    suffix: Box<[u8]>,
+    port: Option<u16>,
+}
+
+impl OriginPattern {
+    fn matches(&self, origin: &ParsedOrigin<'_>) -> bool {
+        origin.port == self.port
+            && origin.scheme.eq_ignore_ascii_case(&self.scheme)
+            // `parse` guarantees the host has no empty label, so a longer host ending in `.domain`
+            // has at least one whole label before the suffix.
+            && origin.host.len() > self.suffix.len()
+            && origin.host[origin.host.len() - self.suffix.len()..].eq_ignore_ascii_case(&self.suffix)
+    }
+}
+
+/// Why a configured origin or pattern is rejected.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum OriginConfigError {
+    Syntax(OriginSyntaxError),
+    SeveralWildcards,
+    WildcardNotLeftmostLabel,
+    WildcardOverTopLevel,
+}
+
+/// A configured origin: exact or a wildcard pattern.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum ConfiguredOrigin {
+    Exact(Box<[u8]>),
+    Pattern(OriginPattern),
+}
+
+/// Parses one configured origin or pattern.
+pub(crate) fn parse_configured(input: &str) -> Result<ConfiguredOrigin, OriginConfigError> {
+    let stars = input.bytes().filter(|&b| b == b'*').count();
+    if stars == 0 {
+        let parsed = parse(input.as_bytes()).map_err(OriginConfigError::Syntax)?;
+        return parsed
+            .to_normalized_vec()
+            .map(ConfiguredOrigin::Exact)
+            .ok_or(OriginConfigError::Syntax(OriginSyntaxError::TooLong));
+    }
+    if stars > 1 {
+        return Err(OriginConfigError::SeveralWildcards);
+    }
+    let sep = input
+        .find("://")
+        .ok_or(OriginConfigError::Syntax(OriginSyntaxError::NotAnOrigin))?;
+    let (scheme, rest) = (&input[..sep], &input[sep + 3..]);
+    let Some(domain_and_port) = rest.strip_prefix("*.") else {
+        return Err(OriginConfigError::WildcardNotLeftmostLabel);
+    };
+    let without_star = format!("{scheme}://{domain_and_port}");
+    let parsed = parse(without_star.as_bytes()).map_err(OriginConfigError::Syntax)?;
+    if parsed.host.first() == Some(&b'[') || !parsed.host.contains(&b'.') {
+        return Err(OriginConfigError::WildcardOverTopLevel);
+    }
+    let mut suffix = Vec::with_capacity(parsed.host.len() + 1);
+    suffix.push(b'.');
+    suffix.extend(parsed.host.iter().map(u8::to_ascii_lowercase));
+    Ok(ConfiguredOrigin::Pattern(OriginPattern {
+        scheme: parsed.scheme.to_ascii_lowercase().into_boxed_slice(),
+        suffix: suffix.into_boxed_slice(),
+        port: parsed.port,
+    }))
+}
+
+/// FNV-1a: a fast hash for short byte strings. The set it keys is fixed when the policy is
+/// compiled, so a request cannot grow collision chains; hash flooding is not a concern here.
+#[derive(Default)]
+pub(crate) struct FnvHasher(u64);
+
+impl Hasher for FnvHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        let mut hash = if self.0 == 0 {
+            0xcbf2_9ce4_8422_2325
+        } else {
+            self.0
+        };
+        for &b in bytes {
+            hash ^= u64::from(b);
+            hash = hash.wrapping_mul(0x0100_0000_01b3);
+        }
+        self.0 = hash;
+    }
+}
+
+/// Exact origins (constant-time lookup) plus wildcard patterns.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct OriginSet {
+    exact: HashSet<Box<[u8]>, BuildHasherDefault<FnvHasher>>,
+    patterns: Vec<OriginPattern>,
+}
+
+impl OriginSet {
+    pub(crate) fn insert(&mut self, origin: ConfiguredOrigin) {
+        match origin {
+            ConfiguredOrigin::Exact(bytes) => {
+                self.exact.insert(bytes);
+            }
+            ConfiguredOrigin::Pattern(pattern) => {
+                if !self.patterns.contains(&pattern) {
+                    self.patterns.push(pattern);
+                }
+            }
+        }
+    }
+
+    pub(crate) fn contains(&self, origin: &ParsedOrigin<'_>) -> bool {
+        if !self.exact.is_empty() {
+            let mut buf = [0u8; MAX_ORIGIN_LEN];
+            if let Some(normalized) = origin.normalize_into(&mut buf) {
+                if self.exact.contains(normalized) {
+                    return true;
+                }
+            }
+        }
+        self.patterns.iter().any(|p| p.matches(origin))
+    }
+}
+
+/// What a request's `Origin` header holds.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum RequestOrigin<'a> {
+    /// No `Origin` header: not a CORS request.
+    Absent,
+    /// Several `Origin` lines, or a value that is not a serialized origin: never granted.
+    Invalid,
+    /// `Origin: null`.
+    Null(&'a HeaderValue),
+    /// A well-formed serialized origin.
+    Valid(&'a HeaderValue, ParsedOrigin<'a>),
+}
+
+impl<'a> RequestOrigin<'a> {
+    pub(crate) fn from_headers(headers: &'a http::HeaderMap) -> Self {
+        let mut values = headers.get_all(http::header::ORIGIN).iter();
+        let Some(value) = values.next() else {
+            return RequestOrigin::Absent;
+        };
+        if values.next().is_some() {
+            return RequestOrigin::Invalid;
+        }
+        let bytes = value.as_bytes();
+        if bytes == b"null" {
+            return RequestOrigin::Null(value);
+        }
+        match parse(bytes) {
+            Ok(parsed) => RequestOrigin::Valid(value, parsed),
+            Err(_) => RequestOrigin::Invalid,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn norm(s: &str) -> Option<Vec<u8>> {
+        let parsed = parse(s.as_bytes()).ok()?;
+        let mut buf = [0u8; MAX_ORIGIN_LEN];
+        parsed.normalize_into(&mut buf).map(<[u8]>::to_vec)
+    }
+
+    #[test]
+    fn normalises_case_and_default_ports() {
+        assert_eq!(norm("HTTPS://Example.COM").unwrap(), b"https://example.com");
+        assert_eq!(
+            norm("https://example.com:443").unwrap(),
+            b"https://example.com"
+        );
+        assert_eq!(
+            norm("http://example.com:80").unwrap(),
+            b"http://example.com"
+        );
+        assert_eq!(
+            norm("http://example.com:443").unwrap(),
+            b"http://example.com:443"
+        );
+        assert_eq!(
+            norm("https://example.com:8443").unwrap(),
+            b"https://example.com:8443"
+        );
+        assert_eq!(
+            norm("https://example.com:08443").unwrap(),
+            b"https://example.com:8443"
+        );
+        assert_eq!(norm("http://[::1]:3000").unwrap(), b"http://[::1]:3000");
+        assert_eq!(
+            norm("http://127.0.0.1:3000").unwrap(),
+            b"http://127.0.0.1:3000"
+        );
+    }
+
+    #[test]
+    fn rejects_non_origins() {
+        use OriginSyntaxError::*;
+        let cases: &[(&str, OriginSyntaxError)] = &[
+            ("example.com", NotAnOrigin),
+            ("://example.com", NotAnOrigin),
+            ("1http://example.com", NotAnOrigin),
+            ("https://example.com/", Path),
+            ("https://example.com/a", Path),
+            ("https://example.com?a", QueryOrFragment),
+            ("https://example.com#a", QueryOrFragment),
+            ("https://user@example.com", Userinfo),
+            ("https://", EmptyHost),
+            ("https://:443", EmptyHost),
+            ("https://exa mple.com", InvalidHost),
+            ("https://example..com", InvalidHost),
+            ("https://.example.com", InvalidHost),
+            ("https://example.com.", InvalidHost),
+            ("https://a.com,https://b.com", InvalidHost),
+            ("https://example.com:", InvalidPort),
+            ("https://example.com:0", InvalidPort),
+            ("https://example.com:65536", InvalidPort),
+            ("https://example.com:123456", InvalidPort),
+            ("https://example.com:8a", InvalidPort),
+            ("http://[::1", InvalidHost),
+            ("http://[]", InvalidHost),
+            ("http://[::1]x", InvalidHost),
+        ];
+        for (input, expected) in cases {
+            assert_eq!(parse(input.as_bytes()).err(), Some(*expected), "{input}");
+        }
+        let long = format!("https://{}.com", "a".repeat(300));
+        assert_eq!(parse(long.as_bytes()).err(), Some(TooLong));
+    }
+
+    #[test]
+    fn patterns_match_whole_labels_only() {
+        let ConfiguredOrigin::Pattern(p) = parse_configured("https://*.Example.com").unwrap()
+        else {
+            panic!("expected a pattern");
+        };
+        let m = |s: &str| parse(s.as_bytes()).is_ok_and(|o| p.matches(&o));
+        assert!(m("https://a.example.com"));
+        assert!(m("https://a.b.example.com"));
+        assert!(m("https://A.EXAMPLE.COM:443"));
+        assert!(!m("https://example.com"));
+        assert!(!m("https://example.com.evil.net"));
+        assert!(!m("https://evil-example.com"));
+        assert!(!m("https://aexample.com"));
+        assert!(!m("http://a.example.com"));
+        assert!(!m("https://a.example.com:8443"));
+    }
+
+    #[test]
+    fn pattern_errors() {
+        use OriginConfigError::*;
+        assert_eq!(
+            parse_configured("https://*.*.example.com"),
+            Err(SeveralWildcards)
+        );
+        assert_eq!(
+            parse_configured("https://a*.example.com"),
+            Err(WildcardNotLeftmostLabel)
+        );
+        assert_eq!(
+            parse_configured("https://a.*.example.com"),
+            Err(WildcardNotLeftmostLabel)
+        );
+        assert_eq!(
+            parse_configured("https://*example.com"),
+            Err(WildcardNotLeftmostLabel)
+        );
+        assert_eq!(parse_configured("https://*.com"), Err(WildcardOverTopLevel));
+        assert_eq!(
+            parse_configured("https://*.com:8080"),
+            Err(WildcardOverTopLevel)
+        );
+        assert_eq!(
+            parse_configured("https://*.example.com/"),
+            Err(Syntax(OriginSyntaxError::Path))
+        );
+    }
+}
