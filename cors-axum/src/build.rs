@@ -90,7 +90,7 @@ impl Builder<'_> {
         let mut hooks: Vec<Arc<dyn ModuleHook>> = Vec::new();
         for import in module.imports {
             let child_prefix = join_paths(prefix, &import.prefix)?;
-            for hook in self.visit(import.definition, &child_prefix, stack)? {
+            for hook in self.visit(import.module.definition(), &child_prefix, stack)? {
                 if hooks.iter().any(|h| h.name() == hook.name()) {
                     return Err(BuildError::DuplicateHook {
                         module: module.name,

@@ -53,7 +53,10 @@ mod table;
 pub use build::Application;
 pub use context::RequestContext;
 pub use controller::{Controller, ControllerInstance};
-pub use cors::{CorsLayer, CorsModule, CorsService, CorsServiceRejection};
+pub use cors::{
+    CorsHandling, CorsLayer, CorsModule, CorsModuleWithOpts, CorsService, CorsServiceRejection,
+    ResponseFuture,
+};
 pub use error::BuildError;
 pub use module::{
     Import, Module, ModuleDefinition, ModuleHook, ModuleRoutes, PathRoutes, RouteEntry,

@@ -127,24 +127,28 @@ impl ModuleDefinition {
 #[must_use]
 pub struct Import {
     pub(crate) prefix: String,
-    pub(crate) definition: ModuleDefinition,
+    /// Asked for its definition only while the router is built, so that a module importing
+    /// itself is an error rather than an endless recursion.
+    pub(crate) module: Box<dyn Module>,
+    type_name: &'static str,
 }
 
 impl fmt::Debug for Import {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Import")
             .field("prefix", &self.prefix)
-            .field("module", &self.definition.name)
+            .field("module", &self.type_name)
             .finish()
     }
 }
 
 impl Import {
     /// Imports `module` with its routes mounted under `prefix` (such as `"/api"`).
-    pub fn at(prefix: impl Into<String>, module: impl Module) -> Self {
+    pub fn at<M: Module>(prefix: impl Into<String>, module: M) -> Self {
         Self {
             prefix: prefix.into(),
-            definition: module.definition(),
+            module: Box::new(module),
+            type_name: std::any::type_name::<M>(),
         }
     }
 }
@@ -163,10 +167,7 @@ pub trait IntoImport {
 
 impl<M: Module> IntoImport for M {
     fn into_import(self) -> Import {
-        Import {
-            prefix: String::new(),
-            definition: self.definition(),
-        }
+        Import::at("", self)
     }
 }
 

@@ -10,7 +10,7 @@ use axum::response::IntoResponse;
 use cors_core::{CorsOptions, CorsPolicy};
 use http::{HeaderValue, Method, StatusCode, header};
 
-pub use layer::CorsLayer;
+pub use layer::{CorsHandling, CorsLayer, ResponseFuture};
 pub(crate) use layer::{PathCors, PathCorsLayer};
 pub use service::{CorsService, CorsServiceRejection};
 
@@ -40,20 +40,32 @@ use crate::module::{Module, ModuleDefinition, ModuleHook, ModuleRoutes, PathRout
 /// let methods: Vec<_> = routes.iter().map(|r| r.method().as_str()).collect();
 /// assert_eq!(methods, ["OPTIONS", "GET"]);
 /// ```
-#[derive(Debug, Clone, Default)]
-pub struct CorsModule {
-    options: CorsOptions,
-}
+#[derive(Debug, Clone, Copy, Default)]
+pub struct CorsModule;
 
 impl CorsModule {
-    /// The module with module-level `options`.
-    pub fn with_opts(options: CorsOptions) -> Self {
-        Self { options }
+    /// The module with module-level `options`, for `imports: [..]`.
+    pub fn with_opts(options: CorsOptions) -> CorsModuleWithOpts {
+        CorsModuleWithOpts { options }
     }
 }
 
 impl Module for CorsModule {
     fn definition(&self) -> ModuleDefinition {
+        CorsModuleWithOpts::default().definition()
+    }
+}
+
+/// [`CorsModule`] with module-level options, made by [`CorsModule::with_opts`].
+#[derive(Debug, Clone, Default)]
+pub struct CorsModuleWithOpts {
+    options: CorsOptions,
+}
+
+impl Module for CorsModuleWithOpts {
+    fn definition(&self) -> ModuleDefinition {
+        // One name and one module identity for both spellings, so that importing it twice is
+        // reported whichever spelling is used.
         ModuleDefinition::new::<CorsModule>("CorsModule").hook_into_importer(CorsHook {
             options: self.options.clone(),
         })

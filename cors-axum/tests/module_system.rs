@@ -1,0 +1,457 @@
+//! The module system in-process: routing, prefixes, feature modules, injection, providers,
+//! the route table and every `BuildError`.
+
+mod common;
+
+use axum::extract::Path;
+use common::{request, send};
+use cors_axum::prelude::*;
+use cors_axum::{BuildError, Module};
+use http::StatusCode;
+
+struct ItemsController;
+
+#[controller("items")]
+impl ItemsController {
+    #[route("GET")]
+    async fn list() -> &'static str {
+        "all items"
+    }
+
+    #[route("GET", "{id}")]
+    async fn one(Path(id): Path<u32>) -> String {
+        format!("item {id}")
+    }
+
+    #[route("DELETE", "{id}")]
+    async fn remove(Path(id): Path<u32>) -> (StatusCode, String) {
+        (StatusCode::ACCEPTED, format!("deleted {id}"))
+    }
+
+    #[route("PUT", "{id}")]
+    async fn replace(ctx: RequestContext, body: String) -> Response {
+        ctx.send(format!(
+            "{} {} {} {}",
+            ctx.method(),
+            ctx.uri().path(),
+            ctx.param("id").unwrap_or("?"),
+            body
+        ))
+    }
+}
+
+#[derive(Clone)]
+struct Greeting(&'static str);
+
+/// Constructor injection: fields are built per request.
+#[controller]
+struct GreetController {
+    ctx: RequestContext,
+    greeting: Inject<Greeting>,
+}
+
+#[controller("greet")]
+impl GreetController {
+    #[route("GET", "{name}")]
+    async fn greet(&self) -> String {
+        format!(
+            "{}, {} ({})",
+            self.greeting.0.0,
+            self.ctx.param("name").unwrap_or("nobody"),
+            self.ctx.query().unwrap_or("")
+        )
+    }
+
+    #[route("POST", "{name}")]
+    async fn echo(&self, body: String) -> String {
+        format!("{} says {body}", self.ctx.param("name").unwrap_or("?"))
+    }
+
+    #[route("GET", "static")]
+    async fn associated(Inject(greeting): Inject<Greeting>) -> &'static str {
+        greeting.0
+    }
+}
+
+struct RouteProvided;
+
+#[controller(path = "provided", providers = [ProviderBuilder::new().use_value(Greeting("controller"))])]
+impl RouteProvided {
+    #[route("GET", "controller")]
+    async fn controller_level(Inject(g): Inject<Greeting>) -> &'static str {
+        g.0
+    }
+
+    #[route("GET", "route", providers = [ProviderBuilder::new().use_value(Greeting("route"))])]
+    async fn route_level(Inject(g): Inject<Greeting>) -> &'static str {
+        g.0
+    }
+}
+
+struct MissingProvider;
+
+#[controller]
+impl MissingProvider {
+    #[route("GET", "missing")]
+    async fn missing(Inject(g): Inject<Greeting>) -> &'static str {
+        g.0
+    }
+}
+
+feature_module! {
+    /// Mounted under `/api` by the root.
+    struct ItemsModule {
+        controllers: [ItemsController],
+    }
+}
+
+feature_module! {
+    struct GreetModule {
+        controllers: [GreetController, RouteProvided],
+        providers_per_rou: [ProviderBuilder::new().use_value(Greeting("hello"))],
+    }
+}
+
+rest_root_module! {
+    struct RootModule {
+        imports: [Import::at("/api", ItemsModule), GreetModule],
+        controllers: [MissingProvider],
+    }
+}
+
+#[tokio::test]
+async fn routes_of_feature_modules_are_mounted_under_their_prefix() {
+    let router = RootModule::router().unwrap();
+    let answer = send(&router, request("GET", "/api/items", &[])).await;
+    assert_eq!(
+        (answer.status, answer.body.as_str()),
+        (StatusCode::OK, "all items")
+    );
+    let answer = send(&router, request("GET", "/api/items/7", &[])).await;
+    assert_eq!(answer.body, "item 7");
+    let answer = send(&router, request("DELETE", "/api/items/7", &[])).await;
+    assert_eq!(
+        (answer.status, answer.body.as_str()),
+        (StatusCode::ACCEPTED, "deleted 7")
+    );
+    // Not mounted without the prefix.
+    let answer = send(&router, request("GET", "/items", &[])).await;
+    assert_eq!(answer.status, StatusCode::NOT_FOUND);
+}
+
+#[tokio::test]
+async fn request_context_describes_the_request() {
+    let router = RootModule::router().unwrap();
+    let mut req = request("PUT", "/api/items/42?x=1", &[]);
+    *req.body_mut() = axum::body::Body::from("payload");
+    let answer = send(&router, req).await;
+    assert_eq!(answer.body, "PUT /api/items/42 42 payload");
+}
+
+#[tokio::test]
+async fn extractor_rejections_are_axum_responses() {
+    let router = RootModule::router().unwrap();
+    let answer = send(&router, request("GET", "/api/items/not-a-number", &[])).await;
+    assert_eq!(answer.status, StatusCode::BAD_REQUEST);
+}
+
+#[tokio::test]
+async fn wrong_method_on_a_known_path_is_405_with_allow() {
+    let router = RootModule::router().unwrap();
+    let answer = send(&router, request("POST", "/api/items", &[])).await;
+    assert_eq!(answer.status, StatusCode::METHOD_NOT_ALLOWED);
+    let allow = answer.header("allow").unwrap();
+    assert!(allow.contains("GET") && allow.contains("HEAD"), "{allow}");
+}
+
+#[tokio::test]
+async fn head_is_answered_by_get() {
+    let router = RootModule::router().unwrap();
+    let answer = send(&router, request("HEAD", "/api/items", &[])).await;
+    assert_eq!(answer.status, StatusCode::OK);
+    assert_eq!(answer.body, "");
+}
+
+#[tokio::test]
+async fn controller_fields_are_injected_per_request() {
+    let router = RootModule::router().unwrap();
+    let answer = send(&router, request("GET", "/greet/ada?lang=en", &[])).await;
+    assert_eq!(answer.body, "hello, ada (lang=en)");
+    let mut req = request("POST", "/greet/bob", &[]);
+    *req.body_mut() = axum::body::Body::from("hi");
+    assert_eq!(send(&router, req).await.body, "bob says hi");
+    let answer = send(&router, request("GET", "/greet/static", &[])).await;
+    assert_eq!(answer.body, "hello");
+}
+
+#[tokio::test]
+async fn the_most_specific_provider_wins() {
+    let router = RootModule::router().unwrap();
+    let answer = send(&router, request("GET", "/provided/controller", &[])).await;
+    assert_eq!(answer.body, "controller");
+    let answer = send(&router, request("GET", "/provided/route", &[])).await;
+    assert_eq!(answer.body, "route");
+}
+
+#[tokio::test]
+async fn providers_are_not_visible_outside_their_module() {
+    let router = RootModule::router().unwrap();
+    let answer = send(&router, request("GET", "/missing", &[])).await;
+    assert_eq!(answer.status, StatusCode::INTERNAL_SERVER_ERROR);
+}
+
+#[test]
+fn route_table_lists_every_route_in_a_stable_order() {
+    let table = RootModule::routes().unwrap();
+    let rows: Vec<String> = table
+        .iter()
+        .map(|r| {
+            format!(
+                "{} {} {} {}::{}",
+                r.method(),
+                r.path(),
+                r.module(),
+                r.controller(),
+                r.handler()
+            )
+        })
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            "GET /api/items ItemsModule ItemsController::list",
+            "GET /api/items/{id} ItemsModule ItemsController::one",
+            "PUT /api/items/{id} ItemsModule ItemsController::replace",
+            "DELETE /api/items/{id} ItemsModule ItemsController::remove",
+            "GET /greet/static GreetModule GreetController::associated",
+            "GET /greet/{name} GreetModule GreetController::greet",
+            "POST /greet/{name} GreetModule GreetController::echo",
+            "GET /missing RootModule MissingProvider::missing",
+            "GET /provided/controller GreetModule RouteProvided::controller_level",
+            "GET /provided/route GreetModule RouteProvided::route_level",
+        ]
+    );
+    assert_eq!(RootModule::routes().unwrap(), table, "the order is stable");
+    let printed = table.to_string();
+    assert!(printed.starts_with("METHOD"), "{printed}");
+    assert!(printed.contains("/api/items/{id}"), "{printed}");
+}
+
+// ---- Build errors -------------------------------------------------------------------------
+
+struct OtherItems;
+
+#[controller("items")]
+impl OtherItems {
+    #[route("GET")]
+    async fn also_list() -> &'static str {
+        "other"
+    }
+}
+
+rest_root_module! {
+    struct TwoControllersOnePath {
+        controllers: [ItemsController, OtherItems],
+    }
+}
+
+#[test]
+fn the_same_route_in_two_controllers_names_both() {
+    let err = TwoControllersOnePath::router().unwrap_err();
+    assert!(matches!(err, BuildError::DuplicateRoute { .. }), "{err:?}");
+    assert_eq!(
+        err.to_string(),
+        "route `GET /items` is declared twice: by `TwoControllersOnePath::ItemsController::list` \
+         and by `TwoControllersOnePath::OtherItems::also_list`"
+    );
+}
+
+feature_module! {
+    struct OtherItemsModule { controllers: [OtherItems] }
+}
+
+feature_module! {
+    struct PlainItemsModule { controllers: [ItemsController] }
+}
+
+rest_root_module! {
+    struct TwoModulesOneRoute {
+        imports: [PlainItemsModule, OtherItemsModule],
+    }
+}
+
+#[test]
+fn the_same_route_in_two_modules_names_both() {
+    let err = TwoModulesOneRoute::router().unwrap_err();
+    let text = err.to_string();
+    assert!(
+        text.contains("route `GET /items` is declared twice"),
+        "{text}"
+    );
+    assert!(
+        text.contains("PlainItemsModule::ItemsController::list"),
+        "{text}"
+    );
+    assert!(
+        text.contains("OtherItemsModule::OtherItems::also_list"),
+        "{text}"
+    );
+}
+
+struct ByName;
+
+#[controller("items")]
+impl ByName {
+    #[route("POST", "{name}")]
+    async fn by_name() -> &'static str {
+        "by name"
+    }
+}
+
+rest_root_module! {
+    struct ConflictingParams {
+        controllers: [ItemsController, ByName],
+    }
+}
+
+#[test]
+fn conflicting_path_syntax_is_an_error_not_a_panic() {
+    let err = ConflictingParams::router().unwrap_err();
+    assert!(matches!(err, BuildError::PathConflict { .. }), "{err:?}");
+    let text = err.to_string();
+    assert!(
+        text.contains("/items/{name}") || text.contains("/items/{id}"),
+        "{text}"
+    );
+}
+
+rest_root_module! {
+    struct ControllerTwice {
+        imports: [],
+        controllers: [ItemsController],
+    }
+}
+
+#[test]
+fn a_controller_listed_twice_is_an_error() {
+    // The macro rejects the same tokens twice; a definition built by hand is checked at build.
+    let definition = cors_axum::ModuleDefinition::new::<ControllerTwice>("ControllerTwice")
+        .controller::<ItemsController>()
+        .controller::<ItemsController>();
+    let err = cors_axum::Application::build(&ByHand(std::sync::Mutex::new(Some(definition))))
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "module `ControllerTwice` lists controller `ItemsController` twice in `controllers`"
+    );
+}
+
+/// A module whose definition is given by hand.
+struct ByHand(std::sync::Mutex<Option<cors_axum::ModuleDefinition>>);
+
+impl Module for ByHand {
+    fn definition(&self) -> cors_axum::ModuleDefinition {
+        self.0.lock().unwrap().take().expect("built once")
+    }
+}
+
+rest_root_module! {
+    struct SelfImporting {
+        imports: [SelfImporting],
+    }
+}
+
+#[test]
+fn a_module_importing_itself_is_an_error() {
+    let err = SelfImporting::router().unwrap_err();
+    assert!(matches!(err, BuildError::ImportCycle { .. }), "{err:?}");
+    assert_eq!(err.to_string(), "module `SelfImporting` imports itself");
+}
+
+rest_root_module! {
+    struct CycleA { imports: [CycleB] }
+}
+
+rest_root_module! {
+    struct CycleB { imports: [CycleA] }
+}
+
+#[test]
+fn an_import_cycle_is_an_error() {
+    let err = CycleA::router().unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "modules import each other in a cycle: CycleA -> CycleB -> CycleA"
+    );
+}
+
+rest_root_module! {
+    struct BadPrefix {
+        imports: [Import::at("/v1/:version", PlainItemsModule)],
+    }
+}
+
+#[test]
+fn an_invalid_prefix_is_an_error_not_a_panic() {
+    let err = BadPrefix::router().unwrap_err();
+    assert!(matches!(err, BuildError::InvalidPath { .. }), "{err:?}");
+    assert!(err.to_string().contains("`{version}`"), "{err}");
+}
+
+struct RootGet;
+
+#[controller]
+impl RootGet {
+    #[route("GET")]
+    async fn root() -> &'static str {
+        "root"
+    }
+}
+
+struct RootPost;
+
+#[controller]
+impl RootPost {
+    #[route("POST")]
+    async fn root() -> &'static str {
+        "root"
+    }
+}
+
+feature_module! {
+    struct RootGetModule { controllers: [RootGet] }
+}
+
+feature_module! {
+    struct RootPostModule { controllers: [RootPost] }
+}
+
+rest_root_module! {
+    struct OnePathTwoModules { imports: [RootGetModule, RootPostModule] }
+}
+
+#[test]
+fn one_path_in_two_modules_is_an_error() {
+    let err = OnePathTwoModules::router().unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "path `/` is served by two modules, `RootGetModule` and `RootPostModule`; \
+         mount one of them under a prefix with `Import::at`"
+    );
+}
+
+rest_root_module! {
+    struct CorsTwice {
+        imports: [CorsModule, CorsModule::with_opts(CorsOptions::new().max_age(5u64))],
+        controllers: [RootGet],
+    }
+}
+
+#[test]
+fn importing_cors_module_twice_is_an_error() {
+    let err = CorsTwice::router().unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "module `CorsTwice` imports `CorsModule` more than once"
+    );
+}

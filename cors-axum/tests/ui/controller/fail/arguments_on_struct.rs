@@ -1,0 +1,8 @@
+use cors_axum::prelude::*;
+
+#[controller("items")]
+pub struct ItemsController {
+    ctx: RequestContext,
+}
+
+fn main() {}

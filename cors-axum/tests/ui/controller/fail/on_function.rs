@@ -1,0 +1,8 @@
+use cors_axum::prelude::*;
+
+#[controller]
+async fn list() -> &'static str {
+    "[]"
+}
+
+fn main() {}

@@ -1,0 +1,12 @@
+use cors_axum::prelude::*;
+
+pub struct ItemsController;
+
+#[controller]
+impl Default for ItemsController {
+    fn default() -> Self {
+        ItemsController
+    }
+}
+
+fn main() {}
