@@ -204,12 +204,16 @@ impl Builder<'_> {
                     });
                 }
                 owner.insert(&path.path, (module.module, &path.routes));
-                conflicts
-                    .insert(path.path.as_str(), ())
-                    .map_err(|e| BuildError::PathConflict {
-                        path: path.path.clone(),
-                        reason: e.to_string(),
+                // The router reports conflicts only between paths with parameters or
+                // wildcards; two equal static paths were found above.
+                if path.path.contains('{') {
+                    conflicts.insert(path.path.as_str(), ()).map_err(|e| {
+                        BuildError::PathConflict {
+                            path: path.path.clone(),
+                            reason: e.to_string(),
+                        }
                     })?;
+                }
                 table.routes.extend(path.routes.iter().map(|r| RouteInfo {
                     method: r.method.clone(),
                     path: path.path.clone(),
@@ -241,7 +245,7 @@ fn build_path(
     registrations: &[&RouteRegistration],
     module: &ProviderBuilder,
 ) -> PathRoutes {
-    let mut method_router = axum::routing::MethodRouter::new();
+    let mut method_router: Option<axum::routing::MethodRouter> = None;
     let mut routes = Vec::with_capacity(registrations.len());
     for registration in registrations {
         let controller_providers = registration.controller_providers.map(|f| Arc::new(f()));
@@ -255,7 +259,10 @@ fn build_path(
         if !module.is_empty() || more_specific.iter().any(|p| !p.is_empty()) {
             route = route.layer(ProviderLayer(module.overlaid(&more_specific).into_scope()));
         }
-        method_router = method_router.merge(route);
+        method_router = Some(match method_router {
+            Some(earlier) => earlier.merge(route),
+            None => route,
+        });
         routes.push(RouteEntry {
             method: Method::from_bytes(registration.method.as_bytes()).unwrap_or(Method::GET),
             controller: registration.controller_name,
@@ -267,7 +274,7 @@ fn build_path(
     PathRoutes {
         path,
         routes,
-        method_router,
+        method_router: method_router.unwrap_or_default(),
     }
 }
 
@@ -335,6 +342,34 @@ mod tests {
         assert_eq!(join_paths("/api", "users").unwrap(), "/api/users");
         assert_eq!(join_paths("api/", "/users/").unwrap(), "/api/users");
         assert!(join_paths("/a//b", "c").is_err());
+    }
+
+    #[test]
+    fn static_paths_never_conflict_with_parameter_paths_in_the_router() {
+        // `finish` checks only paths with parameters for conflicts; this is what makes that
+        // sound: the router accepts every static path beside any parameter or wildcard path.
+        let dynamic = [
+            "/{id}",
+            "/a/{x}",
+            "/a/{x}/c",
+            "/files/{*rest}",
+            "/x{suffix}",
+        ];
+        let fixed = [
+            "/", "/a", "/a/b", "/a/b/c", "/files", "/files/a", "/x", "/xy", "/b/{{c}}",
+        ];
+        for (first, second) in [(&dynamic[..], &fixed[..]), (&fixed[..], &dynamic[..])] {
+            let mut router = matchit::Router::new();
+            for path in first.iter().chain(second.iter()) {
+                router
+                    .insert(*path, ())
+                    .unwrap_or_else(|e| panic!("{path}: {e}"));
+            }
+            assert!(
+                router.insert("/a/{y}", ()).is_err(),
+                "parameter paths do conflict"
+            );
+        }
     }
 
     #[test]

@@ -31,10 +31,10 @@ pub trait Controller: 'static {
 )]
 pub trait ControllerInstance: FromRequestParts<()> {}
 
+// Not recommended, so that a missing impl is reported with the message above rather than as a
+// missing `FromRequestParts` with a list of every extractor.
+#[diagnostic::do_not_recommend]
 impl<T: FromRequestParts<()>> ControllerInstance for T {}
-
-#[doc(hidden)]
-pub const fn assert_instance<T: ControllerInstance>() {}
 
 /// One route as `#[controller]` registers it: constants and `fn` pointers only.
 #[doc(hidden)]

@@ -117,10 +117,10 @@ pub mod prelude {
 #[doc(hidden)]
 pub mod __private {
     //! Items used by the code that the macros generate. Not a public API.
-    pub use crate::controller::{ControllerRef, RouteRegistration, assert_instance, type_id_of};
+    pub use crate::controller::{ControllerRef, RouteRegistration, type_id_of};
     pub use crate::module::{IntoImport, ModuleDefinition};
     pub use crate::provider::{IntoProviders, ProviderBuilder, cors_providers, providers_list};
-    pub use crate::{Application, BuildError, Controller, Module, RouteTable};
+    pub use crate::{Application, BuildError, Controller, ControllerInstance, Module, RouteTable};
     pub use axum;
     pub use inventory;
 }

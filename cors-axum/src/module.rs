@@ -165,6 +165,9 @@ pub trait IntoImport {
     fn into_import(self) -> Import;
 }
 
+// Not recommended, so that a non-module is reported as "cannot be imported" rather than with
+// a list of every module in scope.
+#[diagnostic::do_not_recommend]
 impl<M: Module> IntoImport for M {
     fn into_import(self) -> Import {
         Import::at("", self)

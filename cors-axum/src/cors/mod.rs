@@ -4,6 +4,7 @@
 mod layer;
 mod service;
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use axum::response::IntoResponse;
@@ -88,8 +89,19 @@ impl ModuleHook for CorsHook {
             None => self.options.clone(),
         };
         let module_name = module.module_name();
+        // Paths without options of their own share one compiled policy per set of methods.
+        let mut shared: HashMap<Vec<Method>, Arc<PathCors>> = HashMap::new();
         for path in module.paths_mut() {
-            let cors = path_cors(module_name, path, &module_options)?;
+            let methods = allowed_methods(path);
+            let cors = if has_own_options(path) {
+                Arc::new(path_cors(module_name, path, &methods, &module_options)?)
+            } else if let Some(cors) = shared.get(&methods) {
+                cors.clone()
+            } else {
+                let cors = Arc::new(path_cors(module_name, path, &methods, &module_options)?);
+                shared.insert(methods, cors.clone());
+                cors
+            };
             if !path.answers(&Method::OPTIONS) {
                 let allow = cors.allow.clone();
                 path.add_route(
@@ -102,22 +114,36 @@ impl ModuleHook for CorsHook {
                     }),
                 )?;
             }
-            path.layer(PathCorsLayer::new(Arc::new(cors)));
+            path.layer(PathCorsLayer::new(cors));
         }
         Ok(())
     }
+}
+
+/// The methods a path answers once `CorsModule` is imported: its own, and `OPTIONS`.
+fn allowed_methods(path: &PathRoutes) -> Vec<Method> {
+    let mut methods = path.methods();
+    if !methods.contains(&Method::OPTIONS) {
+        methods.insert(0, Method::OPTIONS);
+    }
+    methods
+}
+
+/// Whether a route of the path has controller- or route-level CORS options.
+fn has_own_options(path: &PathRoutes) -> bool {
+    path.routes().iter().any(|route| {
+        route.controller_value::<CorsOptions>().is_some()
+            || route.route_value::<CorsOptions>().is_some()
+    })
 }
 
 /// Compiles the policies of one path: the module's, and one per route with options of its own.
 fn path_cors(
     module: &'static str,
     path: &PathRoutes,
+    methods: &[Method],
     module_options: &CorsOptions,
 ) -> Result<PathCors, BuildError> {
-    let mut methods = path.methods();
-    if !methods.contains(&Method::OPTIONS) {
-        methods.insert(0, Method::OPTIONS);
-    }
     let error = |method: Option<&Method>, source| BuildError::Cors {
         module,
         path: path.path().to_owned(),
@@ -125,7 +151,7 @@ fn path_cors(
         source,
     };
     let default =
-        CorsPolicy::for_route(module_options, &methods).map_err(|source| error(None, source))?;
+        CorsPolicy::for_route(module_options, methods).map_err(|source| error(None, source))?;
 
     let mut by_method = Vec::new();
     for route in path.routes() {
@@ -138,7 +164,7 @@ fn path_cors(
         for more_specific in [controller, own].into_iter().flatten() {
             options = options.merge(more_specific);
         }
-        let policy = CorsPolicy::for_route(&options, &methods)
+        let policy = CorsPolicy::for_route(&options, methods)
             .map_err(|source| error(Some(route.method()), source))?;
         by_method.push((route.method().clone(), policy));
     }

@@ -94,8 +94,18 @@ fn strip_port(authority: &str) -> &str {
 /// Default attributes of [`set_cookie`](Self::set_cookie): `Path=/`, `HttpOnly`, and
 /// - `SameSite=Lax` when the request comes from the same host (another port is the same site) or
 ///   has no `Origin`;
-/// - `SameSite=None; Secure` for any other origin, because browsers drop cross-site cookies
-///   without `SameSite=None`, which requires `Secure` (accepted over HTTPS and on `localhost`).
+/// - `SameSite=None; Secure; Partitioned` for any other origin. Browsers drop a cookie set by a
+///   cross-site response unless it is `SameSite=None`, which requires `Secure` (Chromium accepts
+///   `Secure` over HTTPS and from `http://localhost` and `http://127.0.0.1`). Where third-party
+///   cookies are blocked (the Chromium tested with a new profile, or by the user's choice),
+///   Chromium keeps only `Partitioned` ones
+///   ([CHIPS](https://developer.mozilla.org/en-US/docs/Web/Privacy/Guides/Privacy_sandbox/Partitioned_cookies)).
+///   A partitioned cookie comes back only on requests made under the same top-level site as the
+///   page that received it, which is the CORS case at hand; browsers without CHIPS ignore the
+///   attribute and keep an ordinary `SameSite=None` cookie.
+///
+/// Headless Chromium proves these defaults same-site and cross-site (`tests/browser.rs`); the
+/// findings per attribute are in `docs/COOKIES.md`.
 ///
 /// Use [`set_cookie_with`](Self::set_cookie_with) for full control.
 ///
@@ -134,6 +144,7 @@ impl CorsService {
         } else {
             cookie.set_same_site(SameSite::None);
             cookie.set_secure(true);
+            cookie.set_partitioned(true);
         }
         self.set_cookie_with(cookie);
     }
