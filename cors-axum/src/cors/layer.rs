@@ -141,7 +141,7 @@ where
                 ResponseFuture::preflight(response)
             }
             RequestKind::Actual | RequestKind::NotCors => {
-                let state = Arc::new(RequestCors::from_request(request.headers()));
+                let state = Arc::new(RequestCors::from_request(request.headers(), request.uri()));
                 request
                     .extensions_mut()
                     .insert(CorsService::new(state.clone()));

@@ -20,12 +20,17 @@ pub(crate) struct RequestCors {
 }
 
 impl RequestCors {
-    pub(crate) fn from_request(headers: &HeaderMap) -> Self {
+    pub(crate) fn from_request(headers: &HeaderMap, uri: &http::Uri) -> Self {
         let mut origin = HeaderMap::new();
         for value in headers.get_all(header::ORIGIN) {
             origin.append(header::ORIGIN, value.clone());
         }
-        let same_site = is_same_host(&origin, headers.get(header::HOST));
+        // HTTP/1.1 names the host in `Host`, HTTP/2 in the `:authority` of the URI.
+        let host = headers
+            .get(header::HOST)
+            .and_then(|h| h.to_str().ok())
+            .or_else(|| uri.authority().map(http::uri::Authority::as_str));
+        let same_site = is_same_host(&origin, host);
         Self {
             origin,
             same_site,
@@ -62,7 +67,7 @@ impl RequestCors {
 
 /// Whether the request's origin has the same host as the request itself (another port is the
 /// same site), in which case `SameSite=Lax` cookies are sent back.
-fn is_same_host(origin: &HeaderMap, host: Option<&HeaderValue>) -> bool {
+fn is_same_host(origin: &HeaderMap, host: Option<&str>) -> bool {
     let (Some(origin), Some(host)) = (origin.get(header::ORIGIN), host) else {
         // No `Origin`: not a cross-origin request.
         return origin.is_empty();
@@ -72,7 +77,7 @@ fn is_same_host(origin: &HeaderMap, host: Option<&HeaderValue>) -> bool {
         .ok()
         .and_then(|o| o.split_once("://"))
         .map(|(_, rest)| strip_port(rest));
-    let request_host = host.to_str().ok().map(strip_port);
+    let request_host = Some(strip_port(host));
     matches!((origin_host, request_host), (Some(a), Some(b)) if !a.is_empty() && a.eq_ignore_ascii_case(b))
 }
 
