@@ -14,14 +14,25 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         Err(error) => return attr::with_error(item, error),
     };
     let result = match parsed {
-        Item::Impl(item_impl) => expand_impl(args, item_impl),
-        Item::Struct(item_struct) => expand_struct(&args, item_struct),
-        other => Err(syn::Error::new_spanned(
-            &other,
-            "`#[controller]` goes on an `impl` block (or on the struct of a controller with injected fields)",
+        // On error the block is re-emitted without its `#[route]`s, which would otherwise each
+        // report that they are outside a controller.
+        Item::Impl(item_impl) => expand_impl(args, item_impl.clone()).map_err(|error| {
+            let mut item_impl = item_impl;
+            strip_route_attrs(&mut item_impl);
+            attr::with_error(item_impl, error)
+        }),
+        Item::Struct(item_struct) => {
+            expand_struct(&args, item_struct).map_err(|error| attr::with_error(item, error))
+        }
+        other => Err(attr::with_error(
+            item,
+            syn::Error::new_spanned(
+                &other,
+                "`#[controller]` goes on an `impl` block (or on the struct of a controller with injected fields)",
+            ),
         )),
     };
-    result.unwrap_or_else(|error| attr::with_error(item, error))
+    result.unwrap_or_else(|tokens| tokens)
 }
 
 /// A struct whose fields are extractors becomes an extractor: constructor injection.
@@ -110,11 +121,14 @@ fn expand_impl(args: TokenStream, mut item: ItemImpl) -> syn::Result<TokenStream
     };
     for impl_item in &mut item.items {
         let ImplItem::Fn(method) = impl_item else {
-            if let Some(attr) = item_attrs(impl_item).iter().find(|a| is_route_attr(a)) {
-                push_error(syn::Error::new_spanned(
-                    attr,
-                    "`#[route]` applies to methods (`async fn`) only",
-                ));
+            if let Some(attrs) = item_attrs_mut(impl_item) {
+                for attr in attrs.iter().filter(|a| is_route_attr(a)) {
+                    push_error(syn::Error::new_spanned(
+                        attr,
+                        "`#[route]` applies to methods (`async fn`) only",
+                    ));
+                }
+                attrs.retain(|a| !is_route_attr(a));
             }
             continue;
         };
@@ -128,8 +142,8 @@ fn expand_impl(args: TokenStream, mut item: ItemImpl) -> syn::Result<TokenStream
                         .iter()
                         .find(|(r, _)| r.method == route.method && r.path == route.path)
                     {
-                        push_error(syn::Error::new(
-                            route.attr_span,
+                        push_error(syn::Error::new_spanned(
+                            route_attr,
                             format!(
                                 "route `{} {}` is declared twice in this controller (first on `{}`)",
                                 route.method, route.path, first.handler
@@ -143,11 +157,18 @@ fn expand_impl(args: TokenStream, mut item: ItemImpl) -> syn::Result<TokenStream
             }
         }
     }
+    let private = quote!(::cors_axum::__private);
+    // Emitted even when a route is wrong, so that a module listing the controller does not
+    // also report that it is not one.
+    let controller_impl = quote! {
+        impl #private::Controller for #self_ty {
+            const NAME: &'static str = #controller_name;
+        }
+    };
     if let Some(error) = errors {
-        return Ok(attr::with_error(&item, error));
+        return Ok(attr::with_error(quote!(#item #controller_impl), error));
     }
 
-    let private = quote!(::cors_axum::__private);
     let controller_providers = args.provided.builder().map(|builder| {
         quote! {
             fn __cors_controller_providers() -> #private::ProviderBuilder { #builder }
@@ -193,9 +214,7 @@ fn expand_impl(args: TokenStream, mut item: ItemImpl) -> syn::Result<TokenStream
     Ok(quote! {
         #item
 
-        impl #private::Controller for #self_ty {
-            const NAME: &'static str = #controller_name;
-        }
+        #controller_impl
 
         const _: () = {
             #controller_providers
@@ -204,12 +223,21 @@ fn expand_impl(args: TokenStream, mut item: ItemImpl) -> syn::Result<TokenStream
     })
 }
 
-fn item_attrs(item: &ImplItem) -> &[syn::Attribute] {
+fn item_attrs_mut(item: &mut ImplItem) -> Option<&mut Vec<syn::Attribute>> {
     match item {
-        ImplItem::Const(c) => &c.attrs,
-        ImplItem::Type(t) => &t.attrs,
-        ImplItem::Macro(m) => &m.attrs,
-        ImplItem::Fn(f) => &f.attrs,
-        _ => &[],
+        ImplItem::Const(c) => Some(&mut c.attrs),
+        ImplItem::Type(t) => Some(&mut t.attrs),
+        ImplItem::Macro(m) => Some(&mut m.attrs),
+        ImplItem::Fn(f) => Some(&mut f.attrs),
+        _ => None,
+    }
+}
+
+/// Removes every `#[route]` of the block's items.
+fn strip_route_attrs(item: &mut ItemImpl) {
+    for impl_item in &mut item.items {
+        if let Some(attrs) = item_attrs_mut(impl_item) {
+            attrs.retain(|a| !is_route_attr(a));
+        }
     }
 }

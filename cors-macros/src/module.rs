@@ -1,9 +1,10 @@
 //! `rest_root_module!` (also `restRootModule!`, `feature_module!`): a module declaration.
 
 use proc_macro2::TokenStream;
-use quote::quote;
+use quote::{quote, quote_spanned};
 use syn::parse::{Parse, ParseStream};
 use syn::punctuated::Punctuated;
+use syn::spanned::Spanned;
 use syn::{Attribute, Expr, Ident, Token, Type, Visibility, braced, bracketed};
 
 /// `pub struct AppModule { imports: [..], controllers: [..], providers_per_rou: [..] }`.
@@ -16,7 +17,7 @@ struct ModuleDecl {
     providers: Vec<Expr>,
 }
 
-const KEYS: &str = "`imports`, `controllers`, `providers_per_rou`";
+const KEYS: [&str; 3] = ["imports", "controllers", "providers_per_rou"];
 
 impl Parse for ModuleDecl {
     fn parse(input: ParseStream<'_>) -> syn::Result<Self> {
@@ -37,6 +38,14 @@ impl Parse for ModuleDecl {
         let mut seen: Vec<Ident> = Vec::new();
         while !body.is_empty() {
             let key: Ident = body.parse()?;
+            let name = key.to_string();
+            if !KEYS.contains(&name.as_str()) {
+                let expected = KEYS.map(|k| format!("`{k}`")).join(", ");
+                return Err(syn::Error::new_spanned(
+                    &key,
+                    format!("unknown key `{key}`; expected one of {expected}"),
+                ));
+            }
             if seen.contains(&key) {
                 return Err(syn::Error::new_spanned(
                     &key,
@@ -44,9 +53,12 @@ impl Parse for ModuleDecl {
                 ));
             }
             body.parse::<Token![:]>()?;
+            if !body.peek(syn::token::Bracket) {
+                return Err(body.error(format!("expected a list in brackets: `{key}: [..]`")));
+            }
             let list;
             bracketed!(list in body);
-            match key.to_string().as_str() {
+            match name.as_str() {
                 "imports" => {
                     decl.imports = Punctuated::<Expr, Token![,]>::parse_terminated(&list)?
                         .into_iter()
@@ -57,16 +69,11 @@ impl Parse for ModuleDecl {
                         .into_iter()
                         .collect();
                 }
-                "providers_per_rou" => {
+                // `providers_per_rou`, the only key left.
+                _ => {
                     decl.providers = Punctuated::<Expr, Token![,]>::parse_terminated(&list)?
                         .into_iter()
                         .collect();
-                }
-                other => {
-                    return Err(syn::Error::new_spanned(
-                        &key,
-                        format!("unknown key `{other}`; expected one of {KEYS}"),
-                    ));
                 }
             }
             seen.push(key);
@@ -108,16 +115,28 @@ fn generate(decl: &ModuleDecl) -> syn::Result<TokenStream> {
     } = decl;
     let private = quote!(::cors_axum::__private);
     let name_str = name.to_string();
+    // Spanned at each entry, so that a type error names the entry rather than the whole macro.
+    let imports = imports
+        .iter()
+        .map(|import| quote_spanned!(import.span()=> .import(#import)));
+    let controllers = controllers
+        .iter()
+        .map(|controller| quote_spanned!(controller.span()=> .controller::<#controller>()));
     Ok(quote! {
         #(#attrs)*
-        #[derive(Debug, Clone, Copy, Default)]
+        #[derive(
+            ::core::fmt::Debug,
+            ::core::clone::Clone,
+            ::core::marker::Copy,
+            ::core::default::Default,
+        )]
         #vis struct #name;
 
         impl #private::Module for #name {
             fn definition(&self) -> #private::ModuleDefinition {
                 #private::ModuleDefinition::new::<Self>(#name_str)
-                    #(.import(#imports))*
-                    #(.controller::<#controllers>())*
+                    #(#imports)*
+                    #(#controllers)*
                     #(.providers(#providers))*
             }
         }

@@ -2,7 +2,6 @@
 
 use proc_macro2::{Ident, Span, TokenStream, TokenTree};
 use quote::{format_ident, quote, quote_spanned};
-use syn::spanned::Spanned;
 use syn::{Attribute, FnArg, ImplItemFn, Type};
 
 use crate::attr::{self, RouteArgs};
@@ -38,7 +37,6 @@ pub(crate) struct Route {
     pub(crate) method: String,
     pub(crate) path: String,
     pub(crate) handler: Ident,
-    pub(crate) attr_span: Span,
     pub(crate) args: RouteArgs,
 }
 
@@ -60,7 +58,6 @@ impl Route {
             method,
             path: crate::path::join(prefix, &path),
             handler: method_item.sig.ident.clone(),
-            attr_span: attr.span(),
             args,
         })
     }
@@ -70,8 +67,7 @@ impl Route {
         let filter = format_ident!("{}", self.method);
         let handler = &self.handler;
         let private = quote!(::cors_axum::__private);
-        let has_receiver = matches!(item.sig.inputs.first(), Some(FnArg::Receiver(_)));
-        if !has_receiver {
+        let Some(FnArg::Receiver(receiver)) = item.sig.inputs.first() else {
             return quote! {
                 fn #name() -> #private::axum::routing::MethodRouter {
                     #private::axum::routing::on(
@@ -80,11 +76,9 @@ impl Route {
                     )
                 }
             };
-        }
+        };
         // `&self` (or `self`) handler: the controller is extracted first, built per request.
-        let by_ref =
-            matches!(item.sig.inputs.first(), Some(FnArg::Receiver(r)) if r.reference.is_some());
-        let this = if by_ref {
+        let this = if receiver.reference.is_some() {
             quote!(&__this)
         } else {
             quote!(__this)
@@ -108,18 +102,37 @@ impl Route {
             .collect();
         let names = args.iter().map(|(n, _)| n);
         let params = args.iter().map(|(n, t)| quote!(#n: #t));
-        let assert = quote_spanned! {self.attr_span=>
-            const _: () = #private::assert_instance::<#self_ty>();
-        };
+        // The router is built by a function generic over the controller, so that a controller
+        // which is not built per request fails only the `ControllerInstance` bound, with its
+        // message, rather than also as a handler that axum cannot call; the error points at the
+        // `self` that needs it.
+        let span = receiver.self_token.span;
+        let controller = respan(quote!(#self_ty), span);
+        let build = quote_spanned!(span=> __router::<#controller>());
         quote! {
-            #assert
             fn #name() -> #private::axum::routing::MethodRouter {
-                async fn __handler(__this: #self_ty, #(#params),*) -> #private::axum::response::Response {
+                async fn __handler<__C>(__this: __C, #(#params),*) -> #private::axum::response::Response
+                where
+                    __C: ::core::convert::Into<#self_ty>,
+                {
+                    let __this: #self_ty = ::core::convert::Into::into(__this);
                     #private::axum::response::IntoResponse::into_response(
                         <#self_ty>::#handler(#this, #(#names),*).await,
                     )
                 }
-                #private::axum::routing::on(#private::axum::routing::MethodFilter::#filter, __handler)
+                fn __router<__C>() -> #private::axum::routing::MethodRouter
+                where
+                    __C: #private::ControllerInstance
+                        + ::core::convert::Into<#self_ty>
+                        + ::core::marker::Send
+                        + 'static,
+                {
+                    #private::axum::routing::on(
+                        #private::axum::routing::MethodFilter::#filter,
+                        __handler::<__C>,
+                    )
+                }
+                #build
             }
         }
     }
@@ -140,6 +153,25 @@ fn replace_self(tokens: TokenStream, self_ty: &Type) -> TokenStream {
                 TokenTree::Group(replaced).into()
             }
             other => other.into(),
+        })
+        .collect()
+}
+
+/// `tokens` with every span set to `span`.
+fn respan(tokens: TokenStream, span: Span) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|tt| match tt {
+            TokenTree::Group(group) => {
+                let mut respanned =
+                    proc_macro2::Group::new(group.delimiter(), respan(group.stream(), span));
+                respanned.set_span(span);
+                TokenTree::Group(respanned)
+            }
+            mut other => {
+                other.set_span(span);
+                other
+            }
         })
         .collect()
 }

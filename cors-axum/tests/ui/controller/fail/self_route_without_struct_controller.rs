@@ -11,6 +11,11 @@ impl ItemsController {
     async fn list(&self) -> Response {
         self.ctx.send("[]")
     }
+
+    #[route("GET", "items/{id}")]
+    async fn show(&self, id: axum::extract::Path<u32>) -> Response {
+        self.ctx.send(id.0.to_string())
+    }
 }
 
 fn main() {}

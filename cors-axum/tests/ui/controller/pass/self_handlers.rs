@@ -61,7 +61,7 @@ impl UnitController {
 
 rest_root_module! {
     pub struct AppModule {
-        imports: [CorsModule::default()],
+        imports: [CorsModule],
         controllers: [GreetController, TupleController, UnitController],
         providers_per_rou: [ProviderBuilder::new().use_value(Greeting("hello"))],
     }

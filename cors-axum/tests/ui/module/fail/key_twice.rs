@@ -13,7 +13,7 @@ impl UsersController {
 rest_root_module! {
     pub struct AppModule {
         controllers: [UsersController],
-        imports: [CorsModule::default()],
+        imports: [CorsModule],
         controllers: [],
     }
 }

@@ -2,7 +2,7 @@ use cors_axum::prelude::*;
 
 rest_root_module! {
     pub struct AppModule {
-        imports: [CorsModule::default()],
+        imports: [CorsModule],
         providers: [ProviderBuilder::new()],
     }
 }

@@ -29,7 +29,7 @@ feature_module! {
 
 restRootModule! {
     pub struct AppModule {
-        imports: [Import::at("/api", UsersModule), CorsModule::default()],
+        imports: [Import::at("/api", UsersModule), CorsModule],
         controllers: [HealthController],
     }
 }

@@ -10,4 +10,11 @@ impl ItemsController {
     }
 }
 
+// Only the route is reported: the controller is still a controller.
+rest_root_module! {
+    pub struct AppModule {
+        controllers: [ItemsController],
+    }
+}
+
 fn main() {}
