@@ -78,7 +78,7 @@ pub enum BuildError {
         /// The method, where the options are route- or controller-level.
         method: Option<String>,
         /// The error of `cors-core`, which names the option.
-        source: cors_core::CorsConfigError,
+        source: Box<cors_core::CorsConfigError>,
     },
 }
 
@@ -150,7 +150,7 @@ impl fmt::Display for BuildError {
 impl std::error::Error for BuildError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
-            Self::Cors { source, .. } => Some(source),
+            Self::Cors { source, .. } => Some(&**source),
             _ => None,
         }
     }

@@ -148,7 +148,7 @@ fn path_cors(
         module,
         path: path.path().to_owned(),
         method: method.map(ToString::to_string),
-        source,
+        source: Box::new(source),
     };
     let default =
         CorsPolicy::for_route(module_options, methods).map_err(|source| error(None, source))?;
@@ -169,10 +169,11 @@ fn path_cors(
         by_method.push((route.method().clone(), policy));
     }
     // `HEAD` is answered by the `GET` route unless the path has a `HEAD` route of its own.
-    if !path.routes().iter().any(|r| r.method() == Method::HEAD) {
-        if let Some((_, get)) = by_method.iter().find(|(m, _)| *m == Method::GET) {
-            by_method.push((Method::HEAD, get.clone()));
-        }
+    let has_head = path.routes().iter().any(|r| r.method() == Method::HEAD);
+    if let Some((_, get)) = by_method.iter().find(|(m, _)| *m == Method::GET)
+        && !has_head
+    {
+        by_method.push((Method::HEAD, get.clone()));
     }
 
     let allow = methods
