@@ -34,7 +34,7 @@
 //! # }
 //! ```
 //!
-//! See the [guide](crate::guide) for modules, providers, configuration levels and cookies.
+//! See the [`guide`] for modules, providers, configuration levels and cookies.
 #![cfg_attr(docsrs, feature(doc_auto_cfg))]
 
 // The macros name `::cors_axum::__private`; this lets the crate's own tests and doctests use them.

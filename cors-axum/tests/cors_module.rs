@@ -91,11 +91,11 @@ async fn a_cookie_makes_the_response_credentialed_even_under_any_origin() {
     assert_eq!(answer.vary(), ["origin"]);
     let cookie = answer.header("set-cookie").unwrap();
     assert!(cookie.starts_with("session=abc"), "{cookie}");
-    // Cross-site: a cookie browsers keep must be `SameSite=None; Secure`.
-    assert!(
-        cookie.contains("SameSite=None") && cookie.contains("Secure"),
-        "{cookie}"
-    );
+    // Cross-site: a cookie browsers keep must be `SameSite=None; Secure`, and `Partitioned`
+    // where third-party cookies are blocked (docs/COOKIES.md).
+    for attribute in ["SameSite=None", "Secure", "Partitioned"] {
+        assert!(cookie.contains(attribute), "{attribute} missing: {cookie}");
+    }
 }
 
 #[tokio::test]

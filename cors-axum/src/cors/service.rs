@@ -149,7 +149,7 @@ impl CorsService {
         } else {
             cookie.set_same_site(SameSite::None);
             cookie.set_secure(true);
-            //XXTEMP cookie.set_partitioned(true);
+            cookie.set_partitioned(true);
         }
         self.set_cookie_with(cookie);
     }
