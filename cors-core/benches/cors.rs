@@ -1,1 +1,315 @@
-fn main() {}
+//! cors-core's engine against tower-http's `CorsLayer`, configured the same way and driven the
+//! same way: a middleware of the same shape (a `Service` with a pin-projected future) around the
+//! same trivial inner `service_fn` returning an empty response, called with
+//! `ServiceExt::oneshot` and polled once (both complete without waiting).
+//!
+//! Run with `cargo bench -p cors-core`.
+
+use std::convert::Infallible;
+use std::future::Future;
+use std::hint::black_box;
+use std::pin::pin;
+use std::sync::Arc;
+use std::task::{Context, Poll, Waker};
+use std::time::Duration;
+
+use cors_core::{CapturedOrigin, CorsOptions, CorsPolicy, RequestKind, ResponseCredentials};
+use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
+use http::header::{
+    ACCESS_CONTROL_REQUEST_HEADERS, ACCESS_CONTROL_REQUEST_METHOD, CONTENT_TYPE, ORIGIN,
+};
+use http::{HeaderName, HeaderValue, Method, Request, Response};
+use tower::{Layer, Service, ServiceExt, service_fn};
+
+const ORIGINS: [&str; 3] = [
+    "https://a.example",
+    "https://example.com",
+    "https://b.example",
+];
+const X_REQUESTED_WITH: HeaderName = HeaderName::from_static("x-requested-with");
+const X_REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
+
+type Body = String;
+
+async fn inner(_request: Request<Body>) -> Result<Response<Body>, Infallible> {
+    Ok(Response::new(Body::new()))
+}
+
+/// Polls a future that completes without waiting.
+fn ready<F: Future>(future: F) -> F::Output {
+    let mut future = pin!(future);
+    match future
+        .as_mut()
+        .poll(&mut Context::from_waker(Waker::noop()))
+    {
+        Poll::Ready(output) => output,
+        Poll::Pending => panic!("the service should complete at once"),
+    }
+}
+
+fn tower_http_service()
+-> impl Service<Request<Body>, Response = Response<Body>, Error = Infallible, Future: Send> + Clone
+{
+    tower_http::cors::CorsLayer::new()
+        .allow_origin(tower_http::cors::AllowOrigin::list(
+            ORIGINS.map(HeaderValue::from_static),
+        ))
+        .allow_methods([Method::GET, Method::POST, Method::PUT])
+        .allow_headers([CONTENT_TYPE, X_REQUESTED_WITH])
+        .expose_headers([X_REQUEST_ID])
+        .max_age(Duration::from_secs(600))
+        .layer(service_fn(inner))
+}
+
+/// A minimal tower middleware around the engine, shaped like tower-http's `Cors` (a `Service`
+/// with a pin-projected future): a preflight is answered in `call`; any other request goes to the
+/// inner service and gets CORS headers on its response.
+#[derive(Clone)]
+struct CoreCors<S> {
+    inner: S,
+    policy: Arc<CorsPolicy>,
+}
+
+impl<S> Service<Request<Body>> for CoreCors<S>
+where
+    S: Service<Request<Body>, Response = Response<Body>>,
+{
+    type Response = Response<Body>;
+    type Error = S::Error;
+    type Future = CoreCorsFuture<S::Future>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: Request<Body>) -> Self::Future {
+        if CorsPolicy::classify(request.method(), request.headers()) == RequestKind::Preflight {
+            let mut response = Response::new(Body::new());
+            let outcome = self
+                .policy
+                .preflight(request.headers(), response.headers_mut());
+            *response.status_mut() = outcome.status;
+            return CoreCorsFuture::Preflight {
+                response: Some(response),
+            };
+        }
+        let origin = CapturedOrigin::from_headers(request.headers());
+        CoreCorsFuture::Actual {
+            future: self.inner.call(request),
+            policy: Arc::clone(&self.policy),
+            origin,
+        }
+    }
+}
+
+pin_project_lite::pin_project! {
+    #[project = CoreCorsFutureProj]
+    enum CoreCorsFuture<F> {
+        Preflight { response: Option<Response<Body>> },
+        Actual { #[pin] future: F, policy: Arc<CorsPolicy>, origin: CapturedOrigin },
+    }
+}
+
+impl<F, E> Future for CoreCorsFuture<F>
+where
+    F: Future<Output = Result<Response<Body>, E>>,
+{
+    type Output = Result<Response<Body>, E>;
+
+    fn poll(self: std::pin::Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        match self.project() {
+            CoreCorsFutureProj::Preflight { response } => {
+                Poll::Ready(Ok(response.take().expect("polled after completion")))
+            }
+            CoreCorsFutureProj::Actual {
+                future,
+                policy,
+                origin,
+            } => {
+                let mut response = std::task::ready!(future.poll(cx))?;
+                policy.actual_captured(origin, response.headers_mut(), ResponseCredentials::Policy);
+                Poll::Ready(Ok(response))
+            }
+        }
+    }
+}
+
+fn cors_core_service()
+-> impl Service<Request<Body>, Response = Response<Body>, Error = Infallible, Future: Send> + Clone
+{
+    let policy = CorsPolicy::from_options(
+        &CorsOptions::new()
+            .origin(ORIGINS)
+            .methods([Method::GET, Method::POST, Method::PUT])
+            .allow_headers([CONTENT_TYPE, X_REQUESTED_WITH])
+            .expose_headers([X_REQUEST_ID])
+            .max_age(Duration::from_secs(600)),
+    )
+    .expect("valid options");
+    CoreCors {
+        inner: service_fn(inner),
+        policy: Arc::new(policy),
+    }
+}
+
+fn preflight_request() -> Request<Body> {
+    Request::builder()
+        .method(Method::OPTIONS)
+        .uri("/")
+        .header(ORIGIN, HeaderValue::from_static("https://example.com"))
+        .header(
+            ACCESS_CONTROL_REQUEST_METHOD,
+            HeaderValue::from_static("POST"),
+        )
+        .header(
+            ACCESS_CONTROL_REQUEST_HEADERS,
+            HeaderValue::from_static("content-type, x-requested-with"),
+        )
+        .body(Body::new())
+        .expect("valid request")
+}
+
+fn actual_request() -> Request<Body> {
+    Request::builder()
+        .method(Method::GET)
+        .uri("/")
+        .header(ORIGIN, HeaderValue::from_static("https://example.com"))
+        .body(Body::new())
+        .expect("valid request")
+}
+
+fn non_cors_request() -> Request<Body> {
+    Request::builder()
+        .method(Method::GET)
+        .uri("/")
+        .body(Body::new())
+        .expect("valid request")
+}
+
+fn check<S>(service: &S)
+where
+    S: Service<Request<Body>, Response = Response<Body>, Error = Infallible> + Clone,
+{
+    let preflight = ready(service.clone().oneshot(preflight_request())).expect("infallible");
+    assert_eq!(
+        preflight.headers()["access-control-allow-origin"],
+        "https://example.com"
+    );
+    assert!(
+        preflight.headers()["access-control-allow-methods"]
+            .to_str()
+            .unwrap()
+            .contains("POST")
+    );
+    assert_eq!(preflight.headers()["access-control-max-age"], "600");
+    let actual = ready(service.clone().oneshot(actual_request())).expect("infallible");
+    assert_eq!(
+        actual.headers()["access-control-allow-origin"],
+        "https://example.com"
+    );
+    assert_eq!(
+        actual.headers()["access-control-expose-headers"],
+        "x-request-id"
+    );
+    let non_cors = ready(service.clone().oneshot(non_cors_request())).expect("infallible");
+    assert!(
+        non_cors
+            .headers()
+            .get("access-control-allow-origin")
+            .is_none()
+    );
+}
+
+fn bench(c: &mut Criterion) {
+    let tower_http = tower_http_service();
+    let cors_core = cors_core_service();
+    check(&tower_http);
+    check(&cors_core);
+
+    type MakeRequest = fn() -> Request<Body>;
+    let cases: [(&str, MakeRequest); 3] = [
+        ("preflight", preflight_request),
+        ("actual", actual_request),
+        ("non-cors", non_cors_request),
+    ];
+    for (name, make_request) in cases {
+        let mut group = c.benchmark_group(name);
+        group.bench_function("cors-core", |b| {
+            b.iter_batched(
+                make_request,
+                |request| black_box(ready(cors_core.clone().oneshot(request))),
+                BatchSize::SmallInput,
+            );
+        });
+        group.bench_function("tower-http", |b| {
+            b.iter_batched(
+                make_request,
+                |request| black_box(ready(tower_http.clone().oneshot(request))),
+                BatchSize::SmallInput,
+            );
+        });
+        group.finish();
+    }
+}
+
+/// The engine alone, without any service around it: decide and write into a response
+/// `HeaderMap` that keeps its capacity between iterations.
+fn engine(c: &mut Criterion) {
+    let policy = CorsPolicy::from_options(
+        &CorsOptions::new()
+            .origin(ORIGINS)
+            .methods([Method::GET, Method::POST, Method::PUT])
+            .allow_headers([CONTENT_TYPE, X_REQUESTED_WITH])
+            .expose_headers([X_REQUEST_ID])
+            .max_age(Duration::from_secs(600)),
+    )
+    .expect("valid options");
+    let preflight = preflight_request();
+    let actual = actual_request();
+    let non_cors = non_cors_request();
+    let mut response = http::HeaderMap::with_capacity(16);
+    let mut group = c.benchmark_group("engine");
+    group.bench_function("preflight", |b| {
+        b.iter(|| {
+            response.clear();
+            let kind = CorsPolicy::classify(preflight.method(), preflight.headers());
+            black_box(kind);
+            black_box(policy.preflight(black_box(preflight.headers()), &mut response))
+        });
+    });
+    group.bench_function("actual", |b| {
+        b.iter(|| {
+            response.clear();
+            let kind = CorsPolicy::classify(actual.method(), actual.headers());
+            black_box(kind);
+            black_box(policy.actual(
+                black_box(actual.headers()),
+                &mut response,
+                ResponseCredentials::Policy,
+            ))
+        });
+    });
+    group.bench_function("non-cors", |b| {
+        b.iter(|| {
+            response.clear();
+            let kind = CorsPolicy::classify(non_cors.method(), non_cors.headers());
+            black_box(kind);
+            black_box(policy.actual(
+                black_box(non_cors.headers()),
+                &mut response,
+                ResponseCredentials::Policy,
+            ))
+        });
+    });
+    group.finish();
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default()
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(3))
+        .sample_size(50);
+    targets = bench, engine
+}
+criterion_main!(benches);

@@ -72,8 +72,11 @@ impl AllowHeaders {
             }),
             HeadersSpec::Mirror => Ok(CompiledHeaders::Mirror),
             HeadersSpec::List(names) => {
-                let (names, value) = header_list::compile_names("allow_headers", names)?;
-                Ok(CompiledHeaders::List { names, value })
+                let compiled = header_list::compile_names("allow_headers", names)?;
+                Ok(CompiledHeaders::List {
+                    names: compiled.names,
+                    value: compiled.value,
+                })
             }
         }
     }
@@ -105,8 +108,12 @@ impl CompiledHeaders {
                 star,
                 star_authorization,
             } => {
-                let summary = header_list::parse(requested, |_| true)?;
-                Ok(Some(if summary.has_authorization {
+                let mut has_authorization = false;
+                header_list::parse(requested, |name| {
+                    has_authorization |= name.eq_ignore_ascii_case(b"authorization");
+                    true
+                })?;
+                Ok(Some(if has_authorization {
                     star_authorization.clone()
                 } else {
                     star.clone()

@@ -140,7 +140,7 @@ fn compile_list(methods: Vec<String>) -> Result<CompiledMethods, CorsConfigError
         None
     } else {
         Some(
-            crate::policy::shared_value(&unique.join(", ")).ok_or_else(|| {
+            crate::intern::static_value(&unique.join(", ")).ok_or_else(|| {
                 CorsConfigError::new(
                     "methods",
                     None,

@@ -52,6 +52,11 @@ enum OriginSpec {
 impl AllowOrigin {
     /// Any origin: `Access-Control-Allow-Origin: *`. The default. Cannot be combined with
     /// credentials; see [`AllowOrigin::mirror_request`] for that.
+    ///
+    /// Every CORS request (one with an `Origin` header) gets `*` whatever its `Origin` value, so
+    /// the answer does not depend on it and needs no `Vary: Origin`. Only a credentialed answer
+    /// forced by [`ResponseCredentials::Include`](crate::ResponseCredentials::Include) reflects
+    /// the origin, and then only a well-formed one.
     pub fn any() -> Self {
         AllowOrigin(OriginSpec::Any)
     }
@@ -144,6 +149,12 @@ fn suggested_origin(origin: &str) -> String {
 fn origin_error(origin: &str, error: OriginConfigError) -> CorsConfigError {
     const SHAPE: &str = "write it as `scheme://host[:port]`, e.g. `https://example.com`";
     let message = match error {
+        OriginConfigError::Syntax(_) if origin.contains(',') => {
+            format!(
+                "`{origin}` contains a comma; give several origins as a list, e.g. \
+             `[\"https://a.example\", \"https://b.example\"]`"
+            )
+        }
         OriginConfigError::Syntax(OriginSyntaxError::Path) => format!(
             "`{origin}` has a path or a trailing slash; write it as `{}`",
             suggested_origin(origin)
@@ -161,12 +172,6 @@ fn origin_error(origin: &str, error: OriginConfigError) -> CorsConfigError {
         }
         OriginConfigError::Syntax(OriginSyntaxError::EmptyHost) => {
             format!("`{origin}` has no host; {SHAPE}")
-        }
-        OriginConfigError::Syntax(OriginSyntaxError::InvalidHost) if origin.contains(',') => {
-            format!(
-                "`{origin}` contains a comma; give several origins as a list, e.g. \
-             `[\"https://a.example\", \"https://b.example\"]`"
-            )
         }
         OriginConfigError::Syntax(OriginSyntaxError::InvalidHost) => format!(
             "`{origin}` has an invalid host; a host is dot-separated labels of letters, digits, `-` and `_`, \

@@ -64,7 +64,7 @@ impl ExposeHeaders {
             )),
             ExposeSpec::Any => Ok(Some(HeaderValue::from_static("*"))),
             ExposeSpec::None => Ok(None),
-            ExposeSpec::List(names) => Ok(header_list::compile_names("expose_headers", names)?.1),
+            ExposeSpec::List(names) => Ok(header_list::compile_names("expose_headers", names)?.value),
         }
     }
 }

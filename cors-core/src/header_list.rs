@@ -30,45 +30,45 @@ pub(crate) struct HeaderListSummary {
     pub(crate) lines: usize,
     /// Names seen.
     pub(crate) names: usize,
-    /// Whether `authorization` was among them (a `*` never covers it).
-    pub(crate) has_authorization: bool,
 }
 
 /// `tchar` from RFC 9110, section 5.6.2.
 pub(crate) fn is_token_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric()
-        || matches!(
-            b,
-            b'!' | b'#'
-                | b'$'
-                | b'%'
-                | b'&'
-                | b'\''
-                | b'*'
-                | b'+'
-                | b'-'
-                | b'.'
-                | b'^'
-                | b'_'
-                | b'`'
-                | b'|'
-                | b'~'
-        )
+    TOKEN_BYTES[usize::from(b)]
 }
+
+/// `tchar`s as a lookup table: this runs for every byte of every requested header name.
+const TOKEN_BYTES: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut i = 0;
+    while i < 256 {
+        let b = i as u8;
+        table[i] = b.is_ascii_alphanumeric()
+            || matches!(
+                b,
+                b'!' | b'#'
+                    | b'$'
+                    | b'%'
+                    | b'&'
+                    | b'\''
+                    | b'*'
+                    | b'+'
+                    | b'-'
+                    | b'.'
+                    | b'^'
+                    | b'_'
+                    | b'`'
+                    | b'|'
+                    | b'~'
+            );
+        i += 1;
+    }
+    table
+};
 
 /// Whether `bytes` is a non-empty token.
 pub(crate) fn is_token(bytes: &[u8]) -> bool {
     !bytes.is_empty() && bytes.iter().all(|&b| is_token_byte(b))
-}
-
-fn trim_ows(mut bytes: &[u8]) -> &[u8] {
-    while let [b' ' | b'\t', rest @ ..] = bytes {
-        bytes = rest;
-    }
-    while let [rest @ .., b' ' | b'\t'] = bytes {
-        bytes = rest;
-    }
-    bytes
 }
 
 /// Walks every name of the list formed by `lines`, calling `visit` for each (as written, not
@@ -87,19 +87,31 @@ where
         if total > MAX_TOTAL_LEN {
             return Err(HeaderListError::TooLarge);
         }
-        for element in bytes.split(|&b| b == b',') {
-            let name = trim_ows(element);
-            if name.is_empty() {
+        let mut i = 0;
+        while i < bytes.len() {
+            // Separators and optional whitespace before an element; empty elements are skipped.
+            if matches!(bytes[i], b',' | b' ' | b'\t') {
+                i += 1;
                 continue;
             }
-            if !is_token(name) {
+            let start = i;
+            while i < bytes.len() && is_token_byte(bytes[i]) {
+                i += 1;
+            }
+            if i == start {
+                return Err(HeaderListError::Malformed);
+            }
+            let name = &bytes[start..i];
+            while i < bytes.len() && matches!(bytes[i], b' ' | b'\t') {
+                i += 1;
+            }
+            if i < bytes.len() && bytes[i] != b',' {
                 return Err(HeaderListError::Malformed);
             }
             summary.names += 1;
             if summary.names > MAX_NAMES {
                 return Err(HeaderListError::TooLarge);
             }
-            summary.has_authorization |= name.eq_ignore_ascii_case(b"authorization");
             if !visit(name) {
                 return Err(HeaderListError::Refused);
             }
@@ -113,68 +125,11 @@ pub(crate) fn contains_ignore_case(names: &[Box<[u8]>], name: &[u8]) -> bool {
     names.iter().any(|n| n.eq_ignore_ascii_case(name))
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn names(lines: &[&'static str]) -> Result<(Vec<String>, HeaderListSummary), HeaderListError> {
-        let values: Vec<HeaderValue> = lines.iter().map(|l| HeaderValue::from_static(l)).collect();
-        let mut out = Vec::new();
-        let summary = parse(&values, |n| {
-            out.push(String::from_utf8_lossy(n).into_owned());
-            true
-        })?;
-        Ok((out, summary))
-    }
-
-    #[test]
-    fn splits_trims_and_joins_lines() {
-        let (n, s) = names(&["X-PINGOTHER, Content-Type", " x-a ,\tx-b", ""]).unwrap();
-        assert_eq!(n, ["X-PINGOTHER", "Content-Type", "x-a", "x-b"]);
-        assert_eq!(s.lines, 3);
-        assert_eq!(s.names, 4);
-        assert!(!s.has_authorization);
-    }
-
-    #[test]
-    fn ignores_empty_elements() {
-        let (n, _) = names(&["a,,b, ,"]).unwrap();
-        assert_eq!(n, ["a", "b"]);
-    }
-
-    #[test]
-    fn detects_authorization() {
-        assert!(
-            names(&["content-type, Authorization"])
-                .unwrap()
-                .1
-                .has_authorization
-        );
-    }
-
-    #[test]
-    fn rejects_malformed_and_oversized() {
-        assert_eq!(names(&["a b"]), Err(HeaderListError::Malformed));
-        assert_eq!(names(&["a;b"]), Err(HeaderListError::Malformed));
-        assert_eq!(names(&["x-a\"b"]), Err(HeaderListError::Malformed));
-        let many = (0..65)
-            .map(|i| format!("x-{i}"))
-            .collect::<Vec<_>>()
-            .join(",");
-        let value = HeaderValue::from_str(&many).unwrap();
-        assert_eq!(parse([&value], |_| true), Err(HeaderListError::TooLarge));
-        let long = HeaderValue::from_str(&"a".repeat(MAX_TOTAL_LEN + 1)).unwrap();
-        assert_eq!(parse([&long], |_| true), Err(HeaderListError::TooLarge));
-    }
-
-    #[test]
-    fn stops_when_refused() {
-        let value = HeaderValue::from_static("a, b");
-        assert_eq!(
-            parse([&value], |n| n == b"a"),
-            Err(HeaderListError::Refused)
-        );
-    }
+/// Configured header names, lowercase, and their prebuilt comma-separated value.
+pub(crate) struct CompiledNames {
+    pub(crate) names: Vec<Box<[u8]>>,
+    /// `None` when the list is empty.
+    pub(crate) value: Option<HeaderValue>,
 }
 
 /// Validates configured header names (lowercased, de-duplicated, order kept) and prebuilds
@@ -182,7 +137,7 @@ mod tests {
 pub(crate) fn compile_names(
     field: &'static str,
     names: &[String],
-) -> Result<(Vec<Box<[u8]>>, Option<HeaderValue>), crate::CorsConfigError> {
+) -> Result<CompiledNames, crate::CorsConfigError> {
     let mut lower: Vec<String> = Vec::with_capacity(names.len());
     for name in names {
         if name == "*" {
@@ -211,13 +166,68 @@ pub(crate) fn compile_names(
     let value = if lower.is_empty() {
         None
     } else {
-        crate::policy::shared_value(&lower.join(", "))
+        crate::intern::static_value(&lower.join(", "))
     };
-    Ok((
-        lower
+    Ok(CompiledNames {
+        names: lower
             .into_iter()
             .map(|n| n.into_bytes().into_boxed_slice())
             .collect(),
         value,
-    ))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(lines: &[&'static str]) -> Result<(Vec<String>, HeaderListSummary), HeaderListError> {
+        let values: Vec<HeaderValue> = lines.iter().map(|l| HeaderValue::from_static(l)).collect();
+        let mut out = Vec::new();
+        let summary = parse(&values, |n| {
+            out.push(String::from_utf8_lossy(n).into_owned());
+            true
+        })?;
+        Ok((out, summary))
+    }
+
+    #[test]
+    fn splits_trims_and_joins_lines() {
+        let (n, s) = names(&["X-PINGOTHER, Content-Type", " x-a ,\tx-b", ""]).unwrap();
+        assert_eq!(n, ["X-PINGOTHER", "Content-Type", "x-a", "x-b"]);
+        assert_eq!(s.lines, 3);
+        assert_eq!(s.names, 4);
+    }
+
+    #[test]
+    fn ignores_empty_elements() {
+        let (n, _) = names(&["a,,b, ,"]).unwrap();
+        assert_eq!(n, ["a", "b"]);
+    }
+
+    #[test]
+    fn rejects_malformed_and_oversized() {
+        assert_eq!(names(&["a b"]), Err(HeaderListError::Malformed));
+        assert_eq!(names(&["a;b"]), Err(HeaderListError::Malformed));
+        assert_eq!(names(&["a\tb"]), Err(HeaderListError::Malformed));
+        assert_eq!(names(&["a, b c"]), Err(HeaderListError::Malformed));
+        assert_eq!(names(&["x-a\"b"]), Err(HeaderListError::Malformed));
+        let many = (0..65)
+            .map(|i| format!("x-{i}"))
+            .collect::<Vec<_>>()
+            .join(",");
+        let value = HeaderValue::from_str(&many).unwrap();
+        assert_eq!(parse([&value], |_| true), Err(HeaderListError::TooLarge));
+        let long = HeaderValue::from_str(&"a".repeat(MAX_TOTAL_LEN + 1)).unwrap();
+        assert_eq!(parse([&long], |_| true), Err(HeaderListError::TooLarge));
+    }
+
+    #[test]
+    fn stops_when_refused() {
+        let value = HeaderValue::from_static("a, b");
+        assert_eq!(
+            parse([&value], |n| n == b"a"),
+            Err(HeaderListError::Refused)
+        );
+    }
 }

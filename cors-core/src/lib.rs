@@ -85,6 +85,7 @@ mod allow_origin;
 mod error;
 mod expose_headers;
 mod header_list;
+mod intern;
 mod max_age;
 mod options;
 mod origin;
@@ -98,6 +99,7 @@ pub use error::CorsConfigError;
 pub use expose_headers::ExposeHeaders;
 pub use max_age::MaxAge;
 pub use options::{CorsOptions, PreflightStatus, RejectedPreflight};
+pub use origin::CapturedOrigin;
 pub use policy::{ActualOutcome, CorsPolicy, PreflightOutcome, RequestKind, ResponseCredentials};
 
 /// Header names the [`http`] crate does not define.

@@ -47,7 +47,7 @@ impl MaxAge {
                 ),
             ));
         }
-        crate::policy::shared_value(&self.0.to_string()).ok_or_else(|| {
+        crate::intern::static_value(&self.0.to_string()).ok_or_else(|| {
             CorsConfigError::new("max_age", None, "not a valid header value".to_owned())
         })
     }

@@ -33,6 +33,9 @@ pub(crate) struct ParsedOrigin<'a> {
     pub(crate) host: &'a [u8],
     /// `None` when absent or equal to the scheme's default port.
     pub(crate) port: Option<u16>,
+    /// The input, when it is already in normalised form (as browsers send it): then it is
+    /// looked up as is, without copying.
+    pub(crate) canonical: Option<&'a [u8]>,
 }
 
 fn is_scheme_byte(b: u8) -> bool {
@@ -53,8 +56,90 @@ fn default_port(scheme: &[u8]) -> Option<u16> {
     }
 }
 
-fn find_subslice(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    haystack.windows(needle.len()).position(|w| w == needle)
+/// [`parse`] in one pass, for request origins: the same answer, without the error kind (which
+/// only configuration messages need). `tests::fast_parse_agrees` checks they agree.
+pub(crate) fn parse_request(input: &[u8]) -> Option<ParsedOrigin<'_>> {
+    if input.len() > MAX_ORIGIN_LEN {
+        return None;
+    }
+    let mut uppercase = false;
+    let mut i = 0;
+    // Scheme: a letter, then letters, digits, `+`, `-`, `.`.
+    if !input.first()?.is_ascii_alphabetic() {
+        return None;
+    }
+    while let Some(&b) = input.get(i) {
+        if !is_scheme_byte(b) {
+            break;
+        }
+        uppercase |= b.is_ascii_uppercase();
+        i += 1;
+    }
+    let scheme = &input[..i];
+    if input.get(i..i + 3)? != b"://" {
+        return None;
+    }
+    i += 3;
+    let host_start = i;
+    if input.get(i) == Some(&b'[') {
+        i += 1;
+        while let Some(&b) = input.get(i) {
+            if !(b.is_ascii_hexdigit() || b == b':' || b == b'.') {
+                break;
+            }
+            uppercase |= b.is_ascii_uppercase();
+            i += 1;
+        }
+        if i == host_start + 1 || input.get(i) != Some(&b']') {
+            return None;
+        }
+        i += 1;
+    } else {
+        let mut label_len = 0usize;
+        while let Some(&b) = input.get(i) {
+            if b == b'.' {
+                if label_len == 0 {
+                    return None;
+                }
+                label_len = 0;
+            } else if is_host_byte(b) {
+                uppercase |= b.is_ascii_uppercase();
+                label_len += 1;
+            } else {
+                break;
+            }
+            i += 1;
+        }
+        if label_len == 0 {
+            return None;
+        }
+    }
+    let host = &input[host_start..i];
+    let (port, canonical_port) = match input.get(i) {
+        None => (None, true),
+        Some(b':') => {
+            let digits = &input[i + 1..];
+            if digits.is_empty() || digits.len() > 5 || !digits.iter().all(u8::is_ascii_digit) {
+                return None;
+            }
+            let value = digits
+                .iter()
+                .fold(0u32, |acc, &d| acc * 10 + u32::from(d - b'0'));
+            let value = u16::try_from(value).ok().filter(|&v| v != 0)?;
+            if default_port(scheme) == Some(value) {
+                (None, false)
+            } else {
+                (Some(value), digits[0] != b'0')
+            }
+        }
+        Some(_) => return None,
+    };
+    Some(ParsedOrigin {
+        scheme,
+        host,
+        port,
+        canonical: (canonical_port && !uppercase).then_some(input),
+    })
 }
 
 /// Parses `scheme://host[:port]`, rejecting anything a browser would not send as an `Origin`.
@@ -62,7 +147,12 @@ pub(crate) fn parse(input: &[u8]) -> Result<ParsedOrigin<'_>, OriginSyntaxError>
     if input.len() > MAX_ORIGIN_LEN {
         return Err(OriginSyntaxError::TooLong);
     }
-    let sep = find_subslice(input, b"://").ok_or(OriginSyntaxError::NotAnOrigin)?;
+    // A scheme has no `:`, so the first one ends it.
+    let sep = input
+        .iter()
+        .position(|&b| b == b':')
+        .filter(|&colon| input[colon..].starts_with(b"://"))
+        .ok_or(OriginSyntaxError::NotAnOrigin)?;
     let scheme = &input[..sep];
     match scheme.split_first() {
         Some((first, rest))
@@ -135,7 +225,18 @@ pub(crate) fn parse(input: &[u8]) -> Result<ParsedOrigin<'_>, OriginSyntaxError>
         }
         Some(_) => return Err(OriginSyntaxError::InvalidHost),
     };
-    Ok(ParsedOrigin { scheme, host, port })
+    // Normalised: lowercase, and a port written only when not the default, without leading zeros.
+    let canonical_port = match port_part.get(1) {
+        None => true,
+        Some(&first) => port.is_some() && first != b'0',
+    };
+    let canonical = (canonical_port && !input.iter().any(u8::is_ascii_uppercase)).then_some(input);
+    Ok(ParsedOrigin {
+        scheme,
+        host,
+        port,
+        canonical,
+    })
 }
 
 impl ParsedOrigin<'_> {
@@ -254,34 +355,50 @@ pub(crate) fn parse_configured(input: &str) -> Result<ConfiguredOrigin, OriginCo
     }))
 }
 
-/// FNV-1a: a fast hash for short byte strings. The set it keys is fixed when the policy is
-/// compiled, so a request cannot grow collision chains; hash flooding is not a concern here.
+/// A fast multiplicative hash over 8-byte words, for short byte strings. The set it keys is
+/// fixed when the policy is compiled, so a request cannot grow collision chains: hash flooding is
+/// not a concern here, and the default SipHash would cost more than the rest of the lookup.
 #[derive(Default)]
-pub(crate) struct FnvHasher(u64);
+pub(crate) struct WordHasher(u64);
 
-impl Hasher for FnvHasher {
+impl WordHasher {
+    const K: u64 = 0xf135_7aea_2e62_a9c5;
+
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(Self::K);
+    }
+}
+
+impl Hasher for WordHasher {
     fn finish(&self) -> u64 {
-        self.0
+        // The table uses the top bits; the multiply leaves the low input bits there.
+        self.0.rotate_left(26)
     }
 
     fn write(&mut self, bytes: &[u8]) {
-        let mut hash = if self.0 == 0 {
-            0xcbf2_9ce4_8422_2325
-        } else {
-            self.0
-        };
-        for &b in bytes {
-            hash ^= u64::from(b);
-            hash = hash.wrapping_mul(0x0100_0000_01b3);
+        let mut chunks = bytes.chunks_exact(8);
+        for chunk in &mut chunks {
+            self.add(u64::from_le_bytes(
+                <[u8; 8]>::try_from(chunk).unwrap_or_default(),
+            ));
         }
-        self.0 = hash;
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            let mut word = [0u8; 8];
+            word[..rest.len()].copy_from_slice(rest);
+            self.add(u64::from_le_bytes(word));
+        }
+    }
+
+    fn write_usize(&mut self, n: usize) {
+        self.add(n as u64);
     }
 }
 
 /// Exact origins (constant-time lookup) plus wildcard patterns.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct OriginSet {
-    exact: HashSet<Box<[u8]>, BuildHasherDefault<FnvHasher>>,
+    exact: HashSet<Box<[u8]>, BuildHasherDefault<WordHasher>>,
     patterns: Vec<OriginPattern>,
 }
 
@@ -301,9 +418,15 @@ impl OriginSet {
 
     pub(crate) fn contains(&self, origin: &ParsedOrigin<'_>) -> bool {
         if !self.exact.is_empty() {
-            let mut buf = [0u8; MAX_ORIGIN_LEN];
-            if let Some(normalized) = origin.normalize_into(&mut buf) {
-                if self.exact.contains(normalized) {
+            if let Some(canonical) = origin.canonical {
+                if self.exact.contains(canonical) {
+                    return true;
+                }
+            } else {
+                let mut buf = [0u8; MAX_ORIGIN_LEN];
+                if let Some(normalized) = origin.normalize_into(&mut buf)
+                    && self.exact.contains(normalized)
+                {
                     return true;
                 }
             }
@@ -334,13 +457,54 @@ impl<'a> RequestOrigin<'a> {
         if values.next().is_some() {
             return RequestOrigin::Invalid;
         }
+        Self::from_value(value)
+    }
+
+    fn from_value(value: &'a HeaderValue) -> Self {
         let bytes = value.as_bytes();
         if bytes == b"null" {
             return RequestOrigin::Null(value);
         }
-        match parse(bytes) {
-            Ok(parsed) => RequestOrigin::Valid(value, parsed),
-            Err(_) => RequestOrigin::Invalid,
+        match parse_request(bytes) {
+            Some(parsed) => RequestOrigin::Valid(value, parsed),
+            None => RequestOrigin::Invalid,
+        }
+    }
+}
+
+/// A request's `Origin` header, captured so CORS headers can be added to the response after the
+/// request itself has been handed to the handler (see [`CorsPolicy::actual_captured`]).
+///
+/// Capturing clones at most one [`HeaderValue`], which shares the request's bytes: no allocation.
+///
+/// [`CorsPolicy::actual_captured`]: crate::CorsPolicy::actual_captured
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CapturedOrigin {
+    value: Option<HeaderValue>,
+    several: bool,
+}
+
+impl CapturedOrigin {
+    /// Captures the `Origin` header (or its absence, or the fact that there are several).
+    pub fn from_headers(headers: &http::HeaderMap) -> Self {
+        let mut values = headers.get_all(http::header::ORIGIN).iter();
+        let value = values.next().cloned();
+        let several = values.next().is_some();
+        Self { value, several }
+    }
+
+    /// Whether the request had an `Origin` header, i.e. was a CORS request.
+    pub fn is_present(&self) -> bool {
+        self.value.is_some()
+    }
+}
+
+impl<'a> RequestOrigin<'a> {
+    pub(crate) fn from_captured(captured: &'a CapturedOrigin) -> Self {
+        match (&captured.value, captured.several) {
+            (None, _) => RequestOrigin::Absent,
+            (Some(_), true) => RequestOrigin::Invalid,
+            (Some(value), false) => Self::from_value(value),
         }
     }
 }
@@ -386,6 +550,93 @@ mod tests {
     }
 
     #[test]
+    fn fast_parse_agrees() {
+        let samples = [
+            "https://example.com",
+            "HTTPS://EXAMPLE.COM:443",
+            "http://localhost:3000",
+            "http://localhost:03000",
+            "http://[::1]:8080",
+            "http://[::1",
+            "http://[]",
+            "http://[::1]x",
+            "https://a.b.c.example.com",
+            "https://example.com.",
+            "https://.example.com",
+            "https://exa_mple.com",
+            "https://example.com/",
+            "https://example.com?x",
+            "https://user@example.com",
+            "https://user:pw@example.com",
+            "https://example.com:",
+            "https://example.com:0",
+            "https://example.com:65535",
+            "https://example.com:65536",
+            "https://example.com:1:2",
+            "a+b-c.d://host",
+            "1a://host",
+            "://host",
+            "https:/example.com",
+            "https//example.com",
+            "",
+            "null",
+            "https://a.com, https://b.com",
+            "https://exa mple.com",
+        ];
+        for sample in samples {
+            let slow = parse(sample.as_bytes()).ok();
+            let fast = parse_request(sample.as_bytes());
+            assert_eq!(slow.is_some(), fast.is_some(), "{sample}");
+            if let (Some(slow), Some(fast)) = (slow, fast) {
+                assert_eq!(
+                    (slow.scheme, slow.host, slow.port, slow.canonical),
+                    (fast.scheme, fast.host, fast.port, fast.canonical),
+                    "{sample}"
+                );
+            }
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig { cases: 2000, ..Default::default() })]
+
+        #[test]
+        fn fast_parse_agrees_on_random_input(input in "(https?|HTTP|ws|1x|)(://|:/|//|)[a-zA-Z0-9.:@/?#\\[\\] _-]{0,24}") {
+            let slow = parse(input.as_bytes()).ok();
+            let fast = parse_request(input.as_bytes());
+            proptest::prop_assert_eq!(slow.is_some(), fast.is_some(), "{}", input);
+            if let (Some(slow), Some(fast)) = (slow, fast) {
+                proptest::prop_assert_eq!(
+                    (slow.scheme, slow.host, slow.port, slow.canonical),
+                    (fast.scheme, fast.host, fast.port, fast.canonical)
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn recognises_canonical_input() {
+        let canonical = |s: &str| parse(s.as_bytes()).unwrap().canonical.is_some();
+        assert!(canonical("https://example.com"));
+        assert!(canonical("https://example.com:8443"));
+        assert!(canonical("http://[::1]:3000"));
+        assert!(!canonical("https://Example.com"));
+        assert!(!canonical("https://example.com:443"));
+        assert!(!canonical("https://example.com:08443"));
+        for s in [
+            "https://example.com",
+            "https://example.com:8443",
+            "http://a.b:1",
+        ] {
+            assert_eq!(
+                norm(s).unwrap(),
+                s.as_bytes(),
+                "canonical input is its own normal form"
+            );
+        }
+    }
+
+    #[test]
     fn rejects_non_origins() {
         use OriginSyntaxError::*;
         let cases: &[(&str, OriginSyntaxError)] = &[
@@ -403,7 +654,8 @@ mod tests {
             ("https://example..com", InvalidHost),
             ("https://.example.com", InvalidHost),
             ("https://example.com.", InvalidHost),
-            ("https://a.com,https://b.com", InvalidHost),
+            ("https://a.com,https://b.com", Path),
+            ("https://a.com, b", InvalidHost),
             ("https://example.com:", InvalidPort),
             ("https://example.com:0", InvalidPort),
             ("https://example.com:65536", InvalidPort),

@@ -12,20 +12,9 @@ use crate::allow_methods::CompiledMethods;
 use crate::allow_origin::{CompiledOrigin, OriginRule};
 use crate::header::{ACCESS_CONTROL_ALLOW_PRIVATE_NETWORK, ACCESS_CONTROL_REQUEST_PRIVATE_NETWORK};
 use crate::header_list::is_token;
-use crate::origin::RequestOrigin;
+use crate::origin::{CapturedOrigin, RequestOrigin};
 use crate::vary::VaryNames;
 use crate::{CorsConfigError, CorsOptions, RejectedPreflight};
-
-/// Builds a header value whose clones never allocate.
-///
-/// `HeaderValue::from_str` stores a uniquely owned buffer that the first clone converts, with
-/// one allocation, into a shared one; cloning once here does that at compile time instead of on
-/// the first request.
-pub(crate) fn shared_value(s: &str) -> Option<HeaderValue> {
-    let value = HeaderValue::from_str(s).ok()?;
-    drop(value.clone());
-    Some(value)
-}
 
 /// What kind of request this is, for CORS.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -363,7 +352,49 @@ impl CorsPolicy {
         response_headers: &mut HeaderMap,
         credentials: ResponseCredentials,
     ) -> ActualOutcome {
-        let origin = RequestOrigin::from_headers(request_headers);
+        self.answer_actual(
+            RequestOrigin::from_headers(request_headers),
+            response_headers,
+            credentials,
+        )
+    }
+
+    /// [`actual`](CorsPolicy::actual) for middleware that hands the request to the handler
+    /// before adding headers to the response: capture the origin first, then answer with it.
+    ///
+    /// ```
+    /// use cors_core::{CapturedOrigin, CorsOptions, CorsPolicy, ResponseCredentials};
+    /// use http::{HeaderMap, HeaderValue};
+    ///
+    /// let policy = CorsPolicy::from_options(&CorsOptions::new().origin("https://example.com"))?;
+    /// let mut request = HeaderMap::new();
+    /// request.insert("origin", HeaderValue::from_static("https://example.com"));
+    /// let origin = CapturedOrigin::from_headers(&request);
+    /// drop(request); // handed to the handler
+    /// let mut response = HeaderMap::new();
+    /// policy.actual_captured(&origin, &mut response, ResponseCredentials::Policy);
+    /// assert_eq!(response["access-control-allow-origin"], "https://example.com");
+    /// # Ok::<(), cors_core::CorsConfigError>(())
+    /// ```
+    pub fn actual_captured(
+        &self,
+        origin: &CapturedOrigin,
+        response_headers: &mut HeaderMap,
+        credentials: ResponseCredentials,
+    ) -> ActualOutcome {
+        self.answer_actual(
+            RequestOrigin::from_captured(origin),
+            response_headers,
+            credentials,
+        )
+    }
+
+    fn answer_actual(
+        &self,
+        origin: RequestOrigin<'_>,
+        response_headers: &mut HeaderMap,
+        credentials: ResponseCredentials,
+    ) -> ActualOutcome {
         let forced = credentials == ResponseCredentials::Include && !self.credentials;
         if !forced {
             let allow_origin = self.allow_origin(&origin);

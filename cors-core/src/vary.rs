@@ -5,7 +5,7 @@
 //! with a different value of that header. The names are merged into any `Vary` the handler set,
 //! never overwriting it and never duplicating a name.
 
-use http::header::VARY;
+use http::header::{Entry, OccupiedEntry, VARY};
 use http::{HeaderMap, HeaderValue};
 
 /// Most names one [`VaryNames`] holds (Origin and the three preflight request headers).
@@ -25,7 +25,7 @@ impl VaryNames {
         if names.is_empty() {
             return None;
         }
-        let value = crate::policy::shared_value(&names.join(", "))?;
+        let value = crate::intern::static_value(&names.join(", "))?;
         Some(Self {
             names: names.iter().take(MAX_NAMES).copied().collect(),
             value,
@@ -35,10 +35,18 @@ impl VaryNames {
     /// Merges the names into `headers`. With no `Vary` yet, inserts the prebuilt value (no
     /// allocation); allocates only to merge with a `Vary` that lists other names.
     pub(crate) fn apply(&self, headers: &mut HeaderMap) {
+        match headers.entry(VARY) {
+            Entry::Vacant(entry) => {
+                entry.insert(self.value.clone());
+            }
+            Entry::Occupied(entry) => self.merge(entry),
+        }
+    }
+
+    #[cold]
+    fn merge(&self, mut entry: OccupiedEntry<'_, HeaderValue>) {
         let mut present = [false; MAX_NAMES];
-        let mut any_existing = false;
-        for line in headers.get_all(VARY) {
-            any_existing = true;
+        for line in entry.iter() {
             for element in line.as_bytes().split(|&b| b == b',') {
                 let element = element.trim_ascii();
                 if element == b"*" {
@@ -52,10 +60,6 @@ impl VaryNames {
                 }
             }
         }
-        if !any_existing {
-            headers.insert(VARY, self.value.clone());
-            return;
-        }
         let absent: Vec<&str> = self
             .names
             .iter()
@@ -67,7 +71,7 @@ impl VaryNames {
             return;
         }
         let mut merged: Vec<u8> = Vec::new();
-        for line in headers.get_all(VARY) {
+        for line in entry.iter() {
             let trimmed = line.as_bytes().trim_ascii();
             if trimmed.is_empty() {
                 continue;
@@ -84,13 +88,12 @@ impl VaryNames {
             merged.extend_from_slice(name.as_bytes());
         }
         match HeaderValue::from_bytes(&merged) {
+            // Replaces every existing line with the merged one.
             Ok(value) => {
-                headers.insert(VARY, value);
+                entry.insert(value);
             }
             // Unreachable with valid existing values; keep the handler's lines and add ours.
-            Err(_) => {
-                headers.append(VARY, self.value.clone());
-            }
+            Err(_) => entry.append(self.value.clone()),
         }
     }
 }

@@ -1,0 +1,217 @@
+//! Deciding and writing CORS headers allocates nothing for static policies, given a response
+//! `HeaderMap` with room for the headers.
+//!
+//! The counter is global, so everything runs in one `#[test]`: no other test thread allocates
+//! while it counts.
+
+use std::alloc::System;
+
+use cors_core::{
+    AllowHeaders, CapturedOrigin, CorsOptions, CorsPolicy, RequestKind, ResponseCredentials,
+};
+use http::{HeaderMap, HeaderValue, Method};
+use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
+
+#[global_allocator]
+static GLOBAL: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
+
+/// Heap allocations (and reallocations) made while `f` runs.
+fn allocations(f: impl FnOnce()) -> usize {
+    let region = Region::new(GLOBAL);
+    f();
+    let stats = region.change();
+    stats.allocations + stats.reallocations
+}
+
+fn static_policies() -> Vec<(&'static str, CorsPolicy)> {
+    let route = [
+        Method::GET,
+        Method::HEAD,
+        Method::POST,
+        Method::PATCH,
+        Method::OPTIONS,
+    ];
+    let base = CorsOptions::new()
+        .allow_headers(["content-type", "x-requested-with"])
+        .expose_headers(["x-request-id"])
+        .max_age(600u64)
+        .credentials(true)
+        .private_network(true);
+    vec![
+        (
+            "exact",
+            CorsPolicy::for_route(&base.clone().origin("https://example.com"), &route).unwrap(),
+        ),
+        (
+            "list",
+            CorsPolicy::for_route(
+                &base.clone().origin([
+                    "https://a.example",
+                    "https://example.com",
+                    "https://b.example",
+                ]),
+                &route,
+            )
+            .unwrap(),
+        ),
+        (
+            "pattern",
+            CorsPolicy::for_route(&base.clone().origin("https://*.example.com"), &route).unwrap(),
+        ),
+        (
+            "list methods, mirror headers",
+            CorsPolicy::from_options(
+                &base
+                    .origin("https://example.com")
+                    .methods(["GET", "POST"])
+                    .allow_headers(AllowHeaders::mirror_request()),
+            )
+            .unwrap(),
+        ),
+        (
+            "any origin",
+            CorsPolicy::for_route(
+                &CorsOptions::new().allow_headers(["content-type", "x-requested-with"]),
+                &route,
+            )
+            .unwrap(),
+        ),
+    ]
+}
+
+fn origin_for(name: &str) -> HeaderValue {
+    if name == "pattern" {
+        HeaderValue::from_static("https://app.example.com")
+    } else {
+        HeaderValue::from_static("https://example.com")
+    }
+}
+
+fn preflight_allocates_nothing() {
+    for (name, policy) in static_policies() {
+        let mut request = HeaderMap::new();
+        request.insert("origin", origin_for(name));
+        request.insert(
+            "access-control-request-method",
+            HeaderValue::from_static("POST"),
+        );
+        request.insert(
+            "access-control-request-headers",
+            HeaderValue::from_static("Content-Type, X-Requested-With"),
+        );
+        request.insert(
+            "access-control-request-private-network",
+            HeaderValue::from_static("true"),
+        );
+        let mut response = HeaderMap::with_capacity(16);
+        let count = allocations(|| {
+            assert_eq!(
+                CorsPolicy::classify(&Method::OPTIONS, &request),
+                RequestKind::Preflight
+            );
+            let outcome = policy.preflight(&request, &mut response);
+            assert!(outcome.allowed, "{name}");
+        });
+        assert_eq!(
+            count, 0,
+            "{name}: {count} allocations; response {response:?}"
+        );
+        assert!(
+            response.contains_key("access-control-allow-headers"),
+            "{name}"
+        );
+        assert!(
+            response.contains_key("vary") || !policy.varies_by_origin(),
+            "{name}"
+        );
+    }
+}
+
+fn rejected_preflight_allocates_nothing() {
+    for (name, policy) in static_policies() {
+        let mut request = HeaderMap::new();
+        request.insert("origin", HeaderValue::from_static("https://evil.example"));
+        request.insert(
+            "access-control-request-method",
+            HeaderValue::from_static("DELETE"),
+        );
+        let mut response = HeaderMap::with_capacity(16);
+        let count = allocations(|| {
+            let _ = policy.preflight(&request, &mut response);
+        });
+        assert_eq!(count, 0, "{name}");
+    }
+}
+
+fn actual_allocates_nothing() {
+    for (name, policy) in static_policies() {
+        let mut request = HeaderMap::new();
+        request.insert("origin", origin_for(name));
+        for credentials in [ResponseCredentials::Policy, ResponseCredentials::Include] {
+            let mut response = HeaderMap::with_capacity(16);
+            let count = allocations(|| {
+                assert_eq!(
+                    CorsPolicy::classify(&Method::GET, &request),
+                    RequestKind::Actual
+                );
+                let outcome = policy.actual(&request, &mut response, credentials);
+                assert!(outcome.origin_allowed, "{name}");
+            });
+            assert_eq!(count, 0, "{name} {credentials:?}: {count} allocations");
+            assert!(
+                response.contains_key("access-control-allow-origin"),
+                "{name}"
+            );
+            let mut response = HeaderMap::with_capacity(16);
+            let count = allocations(|| {
+                let origin = CapturedOrigin::from_headers(&request);
+                assert!(
+                    policy
+                        .actual_captured(&origin, &mut response, credentials)
+                        .origin_allowed
+                );
+            });
+            assert_eq!(
+                count, 0,
+                "{name} {credentials:?} captured: {count} allocations"
+            );
+            assert!(
+                response.contains_key("access-control-allow-origin"),
+                "{name}"
+            );
+        }
+    }
+}
+
+fn non_cors_allocates_nothing() {
+    for (name, policy) in static_policies() {
+        let request = HeaderMap::new();
+        let mut response = HeaderMap::with_capacity(16);
+        let count = allocations(|| {
+            assert_eq!(
+                CorsPolicy::classify(&Method::GET, &request),
+                RequestKind::NotCors
+            );
+            let outcome = policy.actual(&request, &mut response, ResponseCredentials::Policy);
+            assert!(!outcome.origin_allowed);
+        });
+        assert_eq!(count, 0, "{name}");
+        assert_eq!(
+            response.contains_key("vary"),
+            policy.varies_by_origin(),
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn static_policies_allocate_nothing_per_request() {
+    assert!(
+        allocations(|| drop(std::hint::black_box(vec![1u8; 16]))) >= 1,
+        "the counter counts"
+    );
+    preflight_allocates_nothing();
+    rejected_preflight_allocates_nothing();
+    actual_allocates_nothing();
+    non_cors_allocates_nothing();
+}

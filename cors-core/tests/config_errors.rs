@@ -1,0 +1,292 @@
+//! Every misconfiguration is refused when compiling, with a message naming the option and the fix.
+
+use cors_core::{AllowHeaders, AllowMethods, AllowOrigin, CorsOptions, CorsPolicy, ExposeHeaders};
+use std::time::Duration;
+
+fn err(options: CorsOptions) -> cors_core::CorsConfigError {
+    CorsPolicy::from_options(&options).expect_err("options must be refused")
+}
+
+#[test]
+fn table_of_misconfigurations() {
+    let cases: Vec<(CorsOptions, &str, Option<&str>, &str)> = vec![
+        (
+            CorsOptions::new().credentials(true),
+            "credentials",
+            Some("true"),
+            "invalid CORS option `credentials`: `credentials(true)` cannot be combined with any origin (`*`): \
+             browsers refuse `Access-Control-Allow-Origin: *` on credentialed requests. List the allowed origins, \
+             or use `AllowOrigin::mirror_request()` to reflect every origin deliberately",
+        ),
+        (
+            CorsOptions::new()
+                .origin("https://a.com")
+                .credentials(true)
+                .allow_headers("*"),
+            "allow_headers",
+            Some("*"),
+            "invalid CORS option `allow_headers`: `*` is only a wildcard without credentials; with \
+             `credentials(true)` browsers read it as a header named `*`. List the headers, or use \
+             `mirror_request()` to allow the headers a preflight asks for",
+        ),
+        (
+            CorsOptions::new()
+                .origin("https://a.com")
+                .credentials(true)
+                .expose_headers("*"),
+            "expose_headers",
+            Some("*"),
+            "invalid CORS option `expose_headers`: `*` is only a wildcard without credentials; with \
+             `credentials(true)` browsers read it as a header named `*`. List the response headers scripts may read",
+        ),
+        (
+            CorsOptions::new()
+                .origin("https://a.com")
+                .credentials(true)
+                .methods("*"),
+            "methods",
+            Some("*"),
+            "invalid CORS option `methods`: `*` is only a wildcard without credentials; with `credentials(true)` \
+             browsers read it as a method named `*`. List the methods, or leave `methods` unset to allow the \
+             route's methods",
+        ),
+        (
+            CorsOptions::new().origin("https://example.com/"),
+            "origin",
+            Some("https://example.com/"),
+            "invalid CORS option `origin`: `https://example.com/` has a path or a trailing slash; write it as \
+             `https://example.com`",
+        ),
+        (
+            CorsOptions::new().origin("https://example.com/app"),
+            "origin",
+            Some("https://example.com/app"),
+            "invalid CORS option `origin`: `https://example.com/app` has a path or a trailing slash; write it as \
+             `https://example.com`",
+        ),
+        (
+            CorsOptions::new().origin("https://example.com?x=1"),
+            "origin",
+            Some("https://example.com?x=1"),
+            "invalid CORS option `origin`: `https://example.com?x=1` has a query or a fragment; write it as \
+             `https://example.com`",
+        ),
+        (
+            CorsOptions::new().origin("https://example.com#top"),
+            "origin",
+            Some("https://example.com#top"),
+            "invalid CORS option `origin`: `https://example.com#top` has a query or a fragment; write it as \
+             `https://example.com`",
+        ),
+        (
+            CorsOptions::new().origin("https://user:pw@example.com"),
+            "origin",
+            Some("https://user:pw@example.com"),
+            "invalid CORS option `origin`: `https://user:pw@example.com` contains user information; write it as \
+             `https://example.com`",
+        ),
+        (
+            CorsOptions::new().origin("example.com"),
+            "origin",
+            Some("example.com"),
+            "invalid CORS option `origin`: `example.com` is not an origin; write it as `scheme://host[:port]`, \
+             e.g. `https://example.com`",
+        ),
+        (
+            CorsOptions::new().origin("1ttps://example.com"),
+            "origin",
+            Some("1ttps://example.com"),
+            "invalid CORS option `origin`: `1ttps://example.com` is not an origin; write it as \
+             `scheme://host[:port]`, e.g. `https://example.com`",
+        ),
+        (
+            CorsOptions::new().origin("https://"),
+            "origin",
+            Some("https://"),
+            "invalid CORS option `origin`: `https://` has no host; write it as `scheme://host[:port]`, \
+             e.g. `https://example.com`",
+        ),
+        (
+            CorsOptions::new().origin("https://exa mple.com"),
+            "origin",
+            Some("https://exa mple.com"),
+            "invalid CORS option `origin`: `https://exa mple.com` has an invalid host; a host is dot-separated \
+             labels of letters, digits, `-` and `_`, or an IPv6 address in brackets, e.g. `https://app.example.com`",
+        ),
+        (
+            CorsOptions::new().origin("https://a.com,https://b.com"),
+            "origin",
+            Some("https://a.com,https://b.com"),
+            "invalid CORS option `origin`: `https://a.com,https://b.com` contains a comma; give several origins as \
+             a list, e.g. `[\"https://a.example\", \"https://b.example\"]`",
+        ),
+        (
+            CorsOptions::new().origin("https://example.com:99999"),
+            "origin",
+            Some("https://example.com:99999"),
+            "invalid CORS option `origin`: `https://example.com:99999` has an invalid port; a port is a number \
+             from 1 to 65535, e.g. `https://example.com:8443`",
+        ),
+        (
+            CorsOptions::new().origin("https://*.*.example.com"),
+            "origin",
+            Some("https://*.*.example.com"),
+            "invalid CORS option `origin`: `https://*.*.example.com` has more than one `*`; only the whole \
+             leftmost label of the host may be `*`, e.g. `https://*.example.com`",
+        ),
+        (
+            CorsOptions::new().origin("https://app-*.example.com"),
+            "origin",
+            Some("https://app-*.example.com"),
+            "invalid CORS option `origin`: `https://app-*.example.com`: `*` must be the whole leftmost label of \
+             the host, e.g. `https://*.example.com`",
+        ),
+        (
+            CorsOptions::new().origin("https://api.*.example.com"),
+            "origin",
+            Some("https://api.*.example.com"),
+            "invalid CORS option `origin`: `https://api.*.example.com`: `*` must be the whole leftmost label of \
+             the host, e.g. `https://*.example.com`",
+        ),
+        (
+            CorsOptions::new().origin("https://*.com"),
+            "origin",
+            Some("https://*.com"),
+            "invalid CORS option `origin`: `https://*.com` would match every site under a top-level domain; put \
+             `*` over a domain you control, e.g. `https://*.example.com`",
+        ),
+        (
+            CorsOptions::new().origin(["https://a.com", "*"]),
+            "origin",
+            Some("*"),
+            "invalid CORS option `origin`: `*` (any origin) cannot be part of a list; use `*` alone to allow any \
+             origin, or list the origins",
+        ),
+        (
+            CorsOptions::new().origin(["https://a.com", "null"]),
+            "origin",
+            Some("null"),
+            "invalid CORS option `origin`: `null` is sent by sandboxed frames, `file:` pages and redirected \
+             requests, which any site can produce; allow it deliberately with `allow_null_origin(true)`",
+        ),
+        (
+            CorsOptions::new().allow_headers(["content-type", "x bad"]),
+            "allow_headers",
+            Some("x bad"),
+            "invalid CORS option `allow_headers`: `x bad` is not a valid header name; a header name is a token \
+             such as `content-type` or `x-requested-with`",
+        ),
+        (
+            CorsOptions::new().allow_headers(["content-type", "*"]),
+            "allow_headers",
+            Some("*"),
+            "invalid CORS option `allow_headers`: `*` (any header) cannot be part of a list; use `*` alone, or \
+             list the headers",
+        ),
+        (
+            CorsOptions::new().expose_headers(["x-request-id", "x:y"]),
+            "expose_headers",
+            Some("x:y"),
+            "invalid CORS option `expose_headers`: `x:y` is not a valid header name; a header name is a token \
+             such as `content-type` or `x-requested-with`",
+        ),
+        (
+            CorsOptions::new().methods(["GET", "PO ST"]),
+            "methods",
+            Some("PO ST"),
+            "invalid CORS option `methods`: `PO ST` is not a valid HTTP method; a method is a token such as \
+             `GET` or `PATCH`",
+        ),
+        (
+            CorsOptions::new().methods(["GET", "patch"]),
+            "methods",
+            Some("patch"),
+            "invalid CORS option `methods`: `patch`: methods are case-sensitive and browsers send this one \
+             uppercase; write `PATCH`",
+        ),
+        (
+            CorsOptions::new().methods(["GET", "*"]),
+            "methods",
+            Some("*"),
+            "invalid CORS option `methods`: `*` (any method) cannot be part of a list; use `*` alone to allow \
+             any method, or list the methods",
+        ),
+        (
+            CorsOptions::new().max_age(u64::from(u32::MAX) + 1),
+            "max_age",
+            Some("4294967296"),
+            "invalid CORS option `max_age`: 4294967296 seconds is more than the largest accepted value, \
+             4294967295; browsers cap the preflight cache anyway (Chromium at 7200 s, Firefox at 86400 s), so \
+             use at most 86400",
+        ),
+    ];
+    for (options, field, value, message) in cases {
+        let error = err(options);
+        assert_eq!(error.to_string(), message);
+        assert_eq!(error.field(), field, "{message}");
+        assert_eq!(error.value(), value, "{message}");
+    }
+}
+
+#[test]
+fn errors_are_std_errors() {
+    let error: Box<dyn std::error::Error + Send + Sync> =
+        Box::new(err(CorsOptions::new().credentials(true)));
+    assert!(
+        error
+            .to_string()
+            .starts_with("invalid CORS option `credentials`")
+    );
+}
+
+#[test]
+fn valid_configurations_compile() {
+    let ok = [
+        CorsOptions::new(),
+        CorsOptions::new()
+            .origin(AllowOrigin::mirror_request())
+            .credentials(true),
+        CorsOptions::new()
+            .origin(AllowOrigin::predicate(|_| true))
+            .credentials(true),
+        CorsOptions::new()
+            .origin([
+                "https://a.com",
+                "null",
+                "https://*.b.co.uk:8443",
+                "http://[::1]:3000",
+            ])
+            .allow_null_origin(true)
+            .credentials(true)
+            .methods(AllowMethods::mirror_request())
+            .allow_headers(AllowHeaders::mirror_request())
+            .expose_headers(ExposeHeaders::list(["X-Request-Id"])),
+        CorsOptions::new()
+            .methods(["PURGE", "GET"])
+            .max_age(Duration::from_secs(7200)),
+        CorsOptions::new().max_age(u64::from(u32::MAX)),
+        CorsOptions::new().origin("HTTPS://EXAMPLE.COM:443"),
+        CorsOptions::new().origin(Vec::<String>::new()),
+    ];
+    for options in ok {
+        CorsPolicy::from_options(&options).unwrap_or_else(|e| panic!("{options:?}: {e}"));
+    }
+}
+
+#[test]
+fn route_compilation_also_validates() {
+    let error = CorsPolicy::for_route(&CorsOptions::new().credentials(true), &[http::Method::GET])
+        .unwrap_err();
+    assert_eq!(error.field(), "credentials");
+}
+
+#[cfg(feature = "serde")]
+#[test]
+fn deserialized_options_are_validated_too() {
+    let options: CorsOptions =
+        serde_json::from_str(r#"{"origin": ["https://a.com/"], "credentials": true}"#).unwrap();
+    assert_eq!(err(options).value(), Some("https://a.com/"));
+    let options: CorsOptions =
+        serde_json::from_str(r#"{"origin": "*", "credentials": true}"#).unwrap();
+    assert_eq!(err(options).field(), "credentials");
+}

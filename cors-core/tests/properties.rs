@@ -1,0 +1,274 @@
+//! Properties that must hold for every request.
+
+use cors_core::{
+    AllowHeaders, AllowMethods, AllowOrigin, CapturedOrigin, CorsOptions, CorsPolicy, RequestKind,
+    ResponseCredentials,
+};
+use http::{HeaderMap, HeaderName, HeaderValue, Method};
+use proptest::prelude::*;
+
+fn config() -> ProptestConfig {
+    ProptestConfig {
+        cases: 512,
+        ..ProptestConfig::default()
+    }
+}
+
+fn list_policy() -> CorsPolicy {
+    CorsPolicy::from_options(
+        &CorsOptions::new()
+            .origin([
+                "https://example.com",
+                "https://*.example.org",
+                "http://localhost:3000",
+            ])
+            .allow_headers(["content-type", "x-requested-with"])
+            .methods(["GET", "POST"])
+            .expose_headers(["x-request-id"])
+            .credentials(true),
+    )
+    .unwrap()
+}
+
+fn policies() -> Vec<CorsPolicy> {
+    let route = [Method::GET, Method::POST, Method::PATCH];
+    vec![
+        list_policy(),
+        CorsPolicy::for_route(&CorsOptions::new(), &route).unwrap(),
+        CorsPolicy::for_route(
+            &CorsOptions::new()
+                .methods("*")
+                .allow_headers("*")
+                .expose_headers("*")
+                .private_network(true),
+            &route,
+        )
+        .unwrap(),
+        CorsPolicy::for_route(
+            &CorsOptions::new()
+                .origin(AllowOrigin::mirror_request())
+                .methods(AllowMethods::mirror_request())
+                .allow_headers(AllowHeaders::mirror_request())
+                .allow_null_origin(true)
+                .credentials(true),
+            &route,
+        )
+        .unwrap(),
+        CorsPolicy::for_route(
+            &CorsOptions::new().origin(AllowOrigin::predicate(|o| o.as_bytes().len() % 3 == 0)),
+            &route,
+        )
+        .unwrap(),
+    ]
+}
+
+/// Origins built from parts close to the allowed ones, with the expected answer computed
+/// independently of the engine.
+fn origin_parts() -> impl Strategy<Value = (String, bool)> {
+    let scheme = prop::sample::select(vec![
+        "https", "http", "HTTPS", "Http", "ws", "https:", "htps",
+    ]);
+    let label = prop::sample::select(vec![
+        "example",
+        "EXAMPLE",
+        "com",
+        "org",
+        "evil",
+        "a",
+        "localhost",
+        "example-com",
+        "net",
+        "",
+    ]);
+    let labels = prop::collection::vec(label, 1..5);
+    let port = prop::sample::select(vec![
+        None,
+        Some("80"),
+        Some("443"),
+        Some("3000"),
+        Some("8443"),
+        Some(""),
+        Some("0443"),
+    ]);
+    let tail = prop::sample::select(vec!["", "", "", "/", "/x", "?", "#", " ", ","]);
+    (scheme, labels, port, tail).prop_map(|(scheme, labels, port, tail)| {
+        let host = labels.join(".");
+        let mut origin = format!("{scheme}://{host}");
+        if let Some(port) = port {
+            origin.push(':');
+            origin.push_str(port);
+        }
+        origin.push_str(tail);
+        let well_formed = tail.is_empty()
+            && labels.iter().all(|l| !l.is_empty())
+            && port != Some("")
+            && matches!(
+                scheme.to_ascii_lowercase().as_str(),
+                "https" | "http" | "ws"
+            );
+        let scheme = scheme.to_ascii_lowercase();
+        let host = host.to_ascii_lowercase();
+        let port = match (scheme.as_str(), port) {
+            ("https", Some("443" | "0443")) | ("http", Some("80")) => None,
+            (_, port) => port,
+        };
+        let allowed = well_formed
+            && match (scheme.as_str(), host.as_str(), port) {
+                ("https", "example.com", None) => true,
+                ("https", h, None) => h.len() > ".example.org".len() && h.ends_with(".example.org"),
+                ("http", "localhost", Some("3000")) => true,
+                _ => false,
+            };
+        (origin, allowed)
+    })
+}
+
+fn header_name(selector: u8) -> HeaderName {
+    const NAMES: [&str; 6] = [
+        "origin",
+        "access-control-request-method",
+        "access-control-request-headers",
+        "access-control-request-private-network",
+        "content-type",
+        "authorization",
+    ];
+    HeaderName::from_static(NAMES[usize::from(selector) % NAMES.len()])
+}
+
+fn has_vary_origin(headers: &HeaderMap) -> bool {
+    headers.get_all("vary").iter().any(|v| {
+        v.as_bytes()
+            .split(|&b| b == b',')
+            .any(|n| n.trim_ascii().eq_ignore_ascii_case(b"origin"))
+    })
+}
+
+fn check_invariants(
+    policy: &CorsPolicy,
+    request: &HeaderMap,
+    response: &HeaderMap,
+    forced: bool,
+    preflight: bool,
+) {
+    if let Some(acao) = response.get("access-control-allow-origin") {
+        if response.contains_key("access-control-allow-credentials") {
+            assert_ne!(acao, "*", "`*` with credentials");
+        }
+        if acao != "*" {
+            let mut origins = request.get_all("origin").iter();
+            assert_eq!(origins.next(), Some(acao));
+            assert!(origins.next().is_none());
+        }
+    }
+    if policy.varies_by_origin() || (forced && !preflight) {
+        assert!(has_vary_origin(response), "missing `Vary: Origin`");
+    }
+    if preflight {
+        assert!(!response.contains_key("access-control-expose-headers"));
+    }
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn only_allowed_origins_are_granted((origin, allowed) in origin_parts(), forced in any::<bool>()) {
+        let policy = list_policy();
+        let Ok(value) = HeaderValue::from_str(&origin) else { return Ok(()) };
+        let mut request = HeaderMap::new();
+        request.insert("origin", value);
+        let credentials = if forced { ResponseCredentials::Include } else { ResponseCredentials::Policy };
+        let mut response = HeaderMap::new();
+        let outcome = policy.actual(&request, &mut response, credentials);
+        prop_assert_eq!(outcome.origin_allowed, allowed, "{}", origin);
+        prop_assert_eq!(response.contains_key("access-control-allow-origin"), allowed);
+        check_invariants(&policy, &request, &response, forced, false);
+
+        request.insert("access-control-request-method", HeaderValue::from_static("POST"));
+        let mut response = HeaderMap::new();
+        prop_assert_eq!(policy.preflight(&request, &mut response).allowed, allowed, "{}", origin);
+        check_invariants(&policy, &request, &response, false, true);
+    }
+
+    #[test]
+    fn random_headers_never_panic_and_keep_invariants(
+        policy_index in 0usize..5,
+        method in prop::sample::select(vec![Method::OPTIONS, Method::GET, Method::POST]),
+        headers in prop::collection::vec((any::<u8>(), prop::collection::vec(any::<u8>(), 0..40)), 0..8),
+        forced in any::<bool>(),
+        existing_vary in prop::option::of(prop::sample::select(vec!["*", "accept", "Origin, accept", ""])),
+    ) {
+        let policy = &policies()[policy_index];
+        let mut request = HeaderMap::new();
+        for (selector, bytes) in headers {
+            if let Ok(value) = HeaderValue::from_bytes(&bytes) {
+                request.append(header_name(selector), value);
+            }
+        }
+        let mut response = HeaderMap::new();
+        if let Some(vary) = existing_vary {
+            response.insert("vary", HeaderValue::from_static(vary));
+        }
+        let star_vary = existing_vary == Some("*");
+        let credentials = if forced { ResponseCredentials::Include } else { ResponseCredentials::Policy };
+        match CorsPolicy::classify(&method, &request) {
+            RequestKind::Preflight => {
+                let outcome = policy.preflight(&request, &mut response);
+                prop_assert_eq!(outcome.allowed, response.contains_key("access-control-allow-origin"));
+                if !outcome.allowed {
+                    prop_assert!(response.keys().all(|n| !n.as_str().starts_with("access-control-")));
+                }
+                if !star_vary {
+                    check_invariants(policy, &request, &response, false, true);
+                }
+            }
+            kind => {
+                let mut captured_response = response.clone();
+                let captured = CapturedOrigin::from_headers(&request);
+                let captured_outcome = policy.actual_captured(&captured, &mut captured_response, credentials);
+                let outcome = policy.actual(&request, &mut response, credentials);
+                prop_assert_eq!(outcome, captured_outcome);
+                prop_assert_eq!(&response, &captured_response);
+                prop_assert_eq!(outcome.origin_allowed, response.contains_key("access-control-allow-origin"));
+                if kind == RequestKind::NotCors {
+                    prop_assert!(!outcome.origin_allowed);
+                }
+                if !star_vary {
+                    check_invariants(policy, &request, &response, forced, false);
+                }
+            }
+        }
+        // `Vary` never holds a name twice.
+        let vary: Vec<String> = response
+            .get_all("vary")
+            .iter()
+            .flat_map(|v| v.to_str().unwrap().split(',').map(|n| n.trim().to_ascii_lowercase()).collect::<Vec<_>>())
+            .filter(|n| !n.is_empty())
+            .collect();
+        let mut unique = vary.clone();
+        unique.sort();
+        unique.dedup();
+        prop_assert_eq!(unique.len(), vary.len(), "{:?}", vary);
+    }
+
+    #[test]
+    fn requested_headers_in_the_list_are_allowed(
+        names in prop::collection::vec(prop::sample::select(vec!["content-type", "Content-Type", "X-REQUESTED-WITH", "x-other"]), 0..6),
+        separators in prop::collection::vec(prop::sample::select(vec![",", ", ", " ,\t", ",,"]), 6),
+    ) {
+        let policy = list_policy();
+        let mut value = String::new();
+        for (i, name) in names.iter().enumerate() {
+            if i > 0 {
+                value.push_str(separators[i]);
+            }
+            value.push_str(name);
+        }
+        let mut request = HeaderMap::new();
+        request.insert("origin", HeaderValue::from_static("https://example.com"));
+        request.insert("access-control-request-method", HeaderValue::from_static("GET"));
+        request.insert("access-control-request-headers", HeaderValue::from_str(&value).unwrap());
+        let expected = names.iter().all(|n| *n != "x-other");
+        prop_assert_eq!(policy.preflight(&request, &mut HeaderMap::new()).allowed, expected, "{}", value);
+    }
+}

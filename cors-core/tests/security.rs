@@ -1,0 +1,187 @@
+//! Hostile origins against exact, list and pattern policies: only the genuine origin is granted.
+
+use cors_core::{CorsOptions, CorsPolicy, ResponseCredentials};
+use http::{HeaderMap, HeaderValue};
+
+fn policy() -> CorsPolicy {
+    CorsPolicy::from_options(
+        &CorsOptions::new()
+            .origin([
+                "https://example.com",
+                "https://*.example.org",
+                "http://localhost:3000",
+            ])
+            .credentials(true),
+    )
+    .unwrap()
+}
+
+fn granted(policy: &CorsPolicy, origins: &[&[u8]]) -> bool {
+    let mut request = HeaderMap::new();
+    for origin in origins {
+        request.append("origin", HeaderValue::from_bytes(origin).unwrap());
+    }
+    let mut actual = HeaderMap::new();
+    let outcome = policy.actual(&request, &mut actual, ResponseCredentials::Policy);
+    assert_eq!(
+        outcome.origin_allowed,
+        actual.contains_key("access-control-allow-origin")
+    );
+    request.insert(
+        "access-control-request-method",
+        HeaderValue::from_static("GET"),
+    );
+    let mut preflight = HeaderMap::new();
+    let allowed = policy.preflight(&request, &mut preflight).allowed;
+    assert_eq!(allowed, outcome.origin_allowed, "{origins:?}");
+    if allowed {
+        // The grant echoes the request's own value, byte for byte.
+        assert_eq!(actual["access-control-allow-origin"].as_bytes(), origins[0]);
+        assert_eq!(
+            preflight["access-control-allow-origin"].as_bytes(),
+            origins[0]
+        );
+    }
+    // Every response of an origin-dependent policy carries `Vary: Origin`.
+    assert_eq!(actual["vary"], "Origin");
+    allowed
+}
+
+#[test]
+fn genuine_origins_are_granted() {
+    let policy = policy();
+    for origin in [
+        "https://example.com",
+        "https://example.com:443",
+        "HTTPS://EXAMPLE.COM",
+        "https://Example.Com",
+        "https://a.example.org",
+        "https://a.b.example.org",
+        "https://A.EXAMPLE.ORG:443",
+        "http://localhost:3000",
+    ] {
+        assert!(granted(&policy, &[origin.as_bytes()]), "{origin}");
+    }
+}
+
+#[test]
+fn hostile_origins_are_refused() {
+    let policy = policy();
+    let hostile: &[&str] = &[
+        // Suffix and prefix tricks.
+        "https://example.com.evil.net",
+        "https://evil-example.com",
+        "https://evilexample.com",
+        "https://example.co",
+        "https://example.comm",
+        "https://xexample.com",
+        "https://sub.example.com",
+        "https://example.org",
+        "https://example.org.evil.net",
+        "https://evil-example.org",
+        "https://a.example.org.evil.net",
+        "https://aexample.org",
+        // Scheme downgrade or change.
+        "http://example.com",
+        "http://a.example.org",
+        "https://localhost:3000",
+        "ws://example.com",
+        // Ports.
+        "https://example.com:8443",
+        "https://example.com:80",
+        "http://localhost",
+        "http://localhost:80",
+        "http://localhost:30000",
+        "https://a.example.org:8443",
+        // Not origins.
+        "null",
+        "",
+        " ",
+        "*",
+        "example.com",
+        "https://example.com/",
+        "https://example.com/path",
+        "https://example.com?",
+        "https://example.com#",
+        "https://user@example.com",
+        "https://evil.com@example.com",
+        "https://example.com@evil.com",
+        "https://example.com:",
+        "https://example.com.",
+        "https://.example.org",
+        "https://..example.org",
+        "https://*.example.org",
+        "https://example.com\t",
+        " https://example.com",
+        "https://example.com ",
+        // Several values in one line.
+        "https://example.com, https://evil.com",
+        "https://example.com,https://evil.com",
+        "https://evil.com https://example.com",
+        "https://example.com https://example.com",
+    ];
+    for origin in hostile {
+        assert!(!granted(&policy, &[origin.as_bytes()]), "{origin:?}");
+    }
+}
+
+#[test]
+fn several_origin_lines_are_refused() {
+    let policy = policy();
+    assert!(!granted(
+        &policy,
+        &[b"https://example.com", b"https://example.com"]
+    ));
+    assert!(!granted(
+        &policy,
+        &[b"https://example.com", b"https://evil.com"]
+    ));
+    assert!(!granted(
+        &policy,
+        &[b"https://evil.com", b"https://example.com"]
+    ));
+}
+
+#[test]
+fn non_ascii_bytes_are_refused() {
+    let policy = policy();
+    for origin in [
+        &b"https://ex\xc3\xa4mple.com"[..],
+        b"https://example.com\xff",
+        b"https://\x80example.com",
+        b"https://exam\x7fple.com",
+    ] {
+        if HeaderValue::from_bytes(origin).is_ok() {
+            assert!(!granted(&policy, &[origin]), "{origin:?}");
+        }
+    }
+}
+
+#[test]
+fn over_long_origins_are_refused() {
+    let policy =
+        CorsPolicy::from_options(&CorsOptions::new().origin("https://*.example.com")).unwrap();
+    let long = format!("https://{}.example.com", "a.".repeat(200));
+    let mut request = HeaderMap::new();
+    request.insert("origin", HeaderValue::from_str(&long).unwrap());
+    let mut response = HeaderMap::new();
+    assert!(
+        !policy
+            .actual(&request, &mut response, ResponseCredentials::Policy)
+            .origin_allowed
+    );
+}
+
+#[test]
+fn null_needs_opt_in_even_with_mirror() {
+    let mirror = CorsPolicy::from_options(
+        &CorsOptions::new().origin(cors_core::AllowOrigin::mirror_request()),
+    )
+    .unwrap();
+    assert!(!granted(&mirror, &[b"null"]));
+    assert!(granted(&mirror, &[b"https://anything.example"]));
+    assert!(!granted(
+        &mirror,
+        &[b"https://a.example, https://b.example"]
+    ));
+}
