@@ -497,6 +497,11 @@ impl CapturedOrigin {
     pub fn is_present(&self) -> bool {
         self.value.is_some()
     }
+
+    /// The request's origin when it had exactly one `Origin` header line.
+    pub fn value(&self) -> Option<&HeaderValue> {
+        self.value.as_ref().filter(|_| !self.several)
+    }
 }
 
 impl<'a> RequestOrigin<'a> {

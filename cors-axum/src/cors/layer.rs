@@ -222,7 +222,7 @@ where
                     ResponseCredentials::Policy
                 };
                 let policy = cors.policy_for(method);
-                let outcome = policy.actual(state.origin_headers(), headers, credentials);
+                let outcome = policy.actual_captured(state.origin(), headers, credentials);
                 if outcome.reflected_any_origin_with_credentials {
                     super::service::warn_any_origin_with_credentials();
                 }

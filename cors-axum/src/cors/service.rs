@@ -6,14 +6,15 @@ use std::sync::{Arc, Mutex, Once};
 use axum::extract::FromRequestParts;
 use axum::response::{IntoResponse, Response};
 use cookie::{Cookie, SameSite};
+use cors_core::CapturedOrigin;
 use http::request::Parts;
 use http::{HeaderMap, HeaderValue, StatusCode, header};
 
-/// What the CORS layer keeps of a request until its response: the `Origin` lines, the host,
-/// and the cookies handlers set.
+/// What the CORS layer keeps of a request until its response: its origin, whether that origin
+/// is on the request's own host, and the cookies handlers set.
 #[derive(Debug)]
 pub(crate) struct RequestCors {
-    origin: HeaderMap,
+    origin: CapturedOrigin,
     same_site: bool,
     cookies: Mutex<Vec<Cookie<'static>>>,
     credentialed: AtomicBool,
@@ -21,16 +22,15 @@ pub(crate) struct RequestCors {
 
 impl RequestCors {
     pub(crate) fn from_request(headers: &HeaderMap, uri: &http::Uri) -> Self {
-        let mut origin = HeaderMap::new();
-        for value in headers.get_all(header::ORIGIN) {
-            origin.append(header::ORIGIN, value.clone());
-        }
-        // HTTP/1.1 names the host in `Host`, HTTP/2 in the `:authority` of the URI.
-        let host = headers
-            .get(header::HOST)
-            .and_then(|h| h.to_str().ok())
-            .or_else(|| uri.authority().map(http::uri::Authority::as_str));
-        let same_site = is_same_host(&origin, host);
+        let origin = CapturedOrigin::from_headers(headers);
+        let same_site = !origin.is_present() || {
+            // HTTP/1.1 names the host in `Host`, HTTP/2 in the `:authority` of the URI.
+            let host = headers
+                .get(header::HOST)
+                .and_then(|h| h.to_str().ok())
+                .or_else(|| uri.authority().map(http::uri::Authority::as_str));
+            is_same_host(origin.value(), host)
+        };
         Self {
             origin,
             same_site,
@@ -39,8 +39,8 @@ impl RequestCors {
         }
     }
 
-    /// The request's `Origin` header lines.
-    pub(crate) fn origin_headers(&self) -> &HeaderMap {
+    /// The request's `Origin`.
+    pub(crate) fn origin(&self) -> &CapturedOrigin {
         &self.origin
     }
 
@@ -67,17 +67,12 @@ impl RequestCors {
 
 /// Whether the request's origin has the same host as the request itself (another port is the
 /// same site), in which case `SameSite=Lax` cookies are sent back.
-fn is_same_host(origin: &HeaderMap, host: Option<&str>) -> bool {
-    let (Some(origin), Some(host)) = (origin.get(header::ORIGIN), host) else {
-        // No `Origin`: not a cross-origin request.
-        return origin.is_empty();
-    };
+fn is_same_host(origin: Option<&HeaderValue>, host: Option<&str>) -> bool {
     let origin_host = origin
-        .to_str()
-        .ok()
+        .and_then(|o| o.to_str().ok())
         .and_then(|o| o.split_once("://"))
         .map(|(_, rest)| strip_port(rest));
-    let request_host = Some(strip_port(host));
+    let request_host = host.map(strip_port);
     matches!((origin_host, request_host), (Some(a), Some(b)) if !a.is_empty() && a.eq_ignore_ascii_case(b))
 }
 
