@@ -455,3 +455,38 @@ fn importing_cors_module_twice_is_an_error() {
         "module `CorsTwice` imports `CorsModule` more than once"
     );
 }
+
+struct HandWritten;
+
+impl cors_axum::Controller for HandWritten {
+    const NAME: &'static str = "HandWritten";
+}
+
+fn hand_written_router() -> axum::routing::MethodRouter {
+    axum::routing::get(|| async { "hand written" })
+}
+
+#[test]
+fn a_registration_with_a_method_axum_cannot_route_is_an_error() {
+    // `#[route]` rejects such methods at compile time; a registration written by hand is
+    // checked when the router is built.
+    let registration = cors_axum::__private::RouteRegistration {
+        controller: cors_axum::__private::type_id_of::<HandWritten>,
+        controller_name: "HandWritten",
+        method: "FETCH",
+        path: "/fetch",
+        handler: "fetch",
+        method_router: hand_written_router,
+        controller_providers: None,
+        route_providers: None,
+    };
+    let definition =
+        cors_axum::ModuleDefinition::new::<SelfImporting>("Manual").controller::<HandWritten>();
+    let err = cors_axum::Application::build_from(definition, [&registration]).unwrap_err();
+    assert!(matches!(err, BuildError::InvalidMethod { .. }), "{err:?}");
+    assert!(
+        err.to_string()
+            .starts_with("route `HandWritten::fetch` has method `FETCH`"),
+        "{err}"
+    );
+}
