@@ -1,5 +1,6 @@
 //! Under the default any-origin policy, a credentialed response logs one warning per process.
 
+#[path = "../cors-axum/tests/common/mod.rs"]
 mod common;
 
 use std::io::Write;

@@ -1,5 +1,6 @@
 //! The five requests of DESIGN.md section 2, against the module of `examples/cors.rs`.
 
+#[path = "../cors-axum/tests/common/mod.rs"]
 mod common;
 
 #[path = "../examples/cors.rs"]

@@ -8,17 +8,16 @@ use std::task::{Context, Poll};
 use axum::body::Body;
 use axum::response::Response;
 use cors_core::{CorsConfigError, CorsOptions, CorsPolicy, RequestKind, ResponseCredentials};
-use http::{HeaderMap, HeaderValue, Method, Request, header};
+use http::{HeaderMap, Method, Request, header};
 
 use super::service::{CorsService, RequestCors};
 
-/// The compiled CORS of one path: the module's policy, per-method policies where a controller
-/// or route has options of its own, and the `Allow` value of the path.
+/// The compiled CORS of one path: the module's policy, and per-method policies where a
+/// controller or route has options of its own.
 #[derive(Debug)]
 pub(crate) struct PathCors {
     pub(crate) default: CorsPolicy,
     pub(crate) by_method: Vec<(Method, CorsPolicy)>,
-    pub(crate) allow: HeaderValue,
 }
 
 impl PathCors {
@@ -41,30 +40,8 @@ impl PathCors {
     }
 }
 
-/// The layer `CorsModule` puts on each path of the importing module.
-#[derive(Debug, Clone)]
-pub(crate) struct PathCorsLayer {
-    cors: Arc<PathCors>,
-}
-
-impl PathCorsLayer {
-    pub(crate) fn new(cors: Arc<PathCors>) -> Self {
-        Self { cors }
-    }
-}
-
-impl<S> tower_layer::Layer<S> for PathCorsLayer {
-    type Service = CorsHandling<S>;
-
-    fn layer(&self, inner: S) -> Self::Service {
-        CorsHandling {
-            inner,
-            cors: self.cors.clone(),
-        }
-    }
-}
-
-/// CORS for a plain axum `Router` that does not use the module system.
+/// CORS for a plain axum `Router` that does not use the module system; `CorsModule` puts the
+/// same layer on each path of the module that imports it.
 ///
 /// It shares the engine of [`CorsModule`](crate::CorsModule): preflights are answered without
 /// calling the handler, other responses get the CORS headers, and handlers can extract
@@ -91,13 +68,15 @@ impl CorsLayer {
     /// Validates `options` and builds the layer.
     pub fn new(options: CorsOptions) -> Result<Self, CorsConfigError> {
         let default = CorsPolicy::from_options(&options)?;
-        Ok(Self {
-            cors: Arc::new(PathCors {
-                default,
-                by_method: Vec::new(),
-                allow: HeaderValue::from_static(""),
-            }),
-        })
+        Ok(Self::for_path(Arc::new(PathCors {
+            default,
+            by_method: Vec::new(),
+        })))
+    }
+
+    /// The layer of one path of a module importing `CorsModule`.
+    pub(crate) fn for_path(cors: Arc<PathCors>) -> Self {
+        Self { cors }
     }
 }
 

@@ -11,8 +11,8 @@ use axum::response::IntoResponse;
 use cors_core::{CorsOptions, CorsPolicy};
 use http::{HeaderValue, Method, StatusCode, header};
 
+pub(crate) use layer::PathCors;
 pub use layer::{CorsHandling, CorsLayer, ResponseFuture};
-pub(crate) use layer::{PathCors, PathCorsLayer};
 pub use service::{CorsService, CorsServiceRejection};
 
 use crate::error::BuildError;
@@ -93,6 +93,7 @@ impl ModuleHook for CorsHook {
         let mut shared: HashMap<Vec<Method>, Arc<PathCors>> = HashMap::new();
         for path in module.paths_mut() {
             let methods = allowed_methods(path);
+            let generated_allow = (!path.answers(&Method::OPTIONS)).then(|| allow_header(&methods));
             let cors = if has_own_options(path) {
                 Arc::new(path_cors(module_name, path, &methods, &module_options)?)
             } else if let Some(cors) = shared.get(&methods) {
@@ -102,8 +103,7 @@ impl ModuleHook for CorsHook {
                 shared.insert(methods, cors.clone());
                 cors
             };
-            if !path.answers(&Method::OPTIONS) {
-                let allow = cors.allow.clone();
+            if let Some(allow) = generated_allow {
                 path.add_route(
                     Method::OPTIONS,
                     "CorsModule",
@@ -114,7 +114,7 @@ impl ModuleHook for CorsHook {
                     }),
                 )?;
             }
-            path.layer(PathCorsLayer::new(cors));
+            path.layer(CorsLayer::for_path(cors));
         }
         Ok(())
     }
@@ -176,14 +176,16 @@ fn path_cors(
         by_method.push((Method::HEAD, get.clone()));
     }
 
+    Ok(PathCors { default, by_method })
+}
+
+/// The `Allow` value of a path: its methods, comma-separated.
+fn allow_header(methods: &[Method]) -> HeaderValue {
     let allow = methods
         .iter()
         .map(Method::as_str)
         .collect::<Vec<_>>()
         .join(", ");
-    Ok(PathCors {
-        default,
-        by_method,
-        allow: HeaderValue::from_str(&allow).unwrap_or(HeaderValue::from_static("OPTIONS")),
-    })
+    // Method names are tokens, always a valid header value.
+    HeaderValue::from_str(&allow).unwrap_or(HeaderValue::from_static("OPTIONS"))
 }
