@@ -9,7 +9,7 @@ use axum::Router;
 use axum::routing::{MethodRouter, get};
 use cors_axum::__private::RouteRegistration;
 use cors_axum::{Application, Controller, CorsModule, Module, ModuleDefinition};
-use criterion::{Criterion, criterion_group, criterion_main};
+use criterion::{Criterion, criterion_group};
 
 const ROUTES: usize = 10_000;
 
@@ -98,5 +98,40 @@ fn router_build(c: &mut Criterion) {
     group.finish();
 }
 
+/// `ROUTER_BUILD_ONCE=setup|plain|modules|cors` builds once and exits, for instruction counts under
+/// `valgrind --tool=callgrind`, which the noise of a shared machine does not move.
+fn build_once(which: &str) {
+    let paths = paths();
+    let registrations = registrations(&paths);
+    match which {
+        "plain" => {
+            let mut router: Router = Router::new();
+            for path in &paths {
+                router = router.route(path, get(handler));
+            }
+            drop(black_box(router));
+        }
+        // Only the setup above, to subtract from the others.
+        "setup" => {}
+        "modules" | "cors" => {
+            let module = BenchModule {
+                cors: which == "cors",
+            };
+            black_box(
+                Application::build_from(module.definition(), &registrations).expect("builds"),
+            );
+        }
+        other => panic!("ROUTER_BUILD_ONCE={other}: expected setup, plain, modules or cors"),
+    }
+}
+
 criterion_group!(benches, router_build);
-criterion_main!(benches);
+
+fn main() {
+    if let Ok(which) = std::env::var("ROUTER_BUILD_ONCE") {
+        build_once(&which);
+        return;
+    }
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}

@@ -1,8 +1,10 @@
 //! Building an axum `Router` from a tree of modules.
 
 use std::any::TypeId;
-use std::collections::{BTreeMap, HashMap};
-use std::sync::Arc;
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::collections::hash_map::Entry;
+use std::sync::{Arc, OnceLock};
 
 use axum::Router;
 use http::Method;
@@ -17,7 +19,9 @@ use crate::table::{RouteInfo, RouteTable};
 #[derive(Debug)]
 pub struct Application {
     router: Router,
-    routes: RouteTable,
+    /// In mounting order; sorted when first read, so that `router()` alone never sorts.
+    unsorted: RouteTable,
+    routes: OnceLock<RouteTable>,
 }
 
 impl Application {
@@ -45,10 +49,17 @@ impl Application {
         }
         let mut builder = Builder {
             index,
-            modules: Vec::new(),
+            router: Some(Router::new()),
+            table: RouteTable::default(),
+            owners: None,
+            conflicts: matchit::Router::new(),
         };
         builder.visit(root, "", &mut Vec::new())?;
-        builder.finish()
+        Ok(Application {
+            router: builder.router.unwrap_or_default(),
+            unsorted: builder.table,
+            routes: OnceLock::new(),
+        })
     }
 
     /// The router, to serve or to combine with other axum routers and layers.
@@ -58,18 +69,30 @@ impl Application {
 
     /// The route table.
     pub fn routes(&self) -> &RouteTable {
-        &self.routes
+        self.routes
+            .get_or_init(|| self.unsorted.clone().into_sorted())
     }
 
     /// The router and the route table.
     pub fn into_parts(self) -> (Router, RouteTable) {
-        (self.router, self.routes)
+        let routes = match self.routes.into_inner() {
+            Some(sorted) => sorted,
+            None => self.unsorted.into_sorted(),
+        };
+        (self.router, routes)
     }
 }
 
 struct Builder<'r> {
     index: HashMap<TypeId, Vec<&'r RouteRegistration>>,
-    modules: Vec<ModuleRoutes>,
+    /// `None` only while a route is being added: `Router::route` takes the router by value.
+    router: Option<Router>,
+    table: RouteTable,
+    /// Where each path's routes start and end in `table`; built only once a second module
+    /// mounts routes, since paths are distinct within one module.
+    owners: Option<HashMap<Arc<str>, std::ops::Range<usize>>>,
+    /// Paths with parameters or wildcards, to find the conflicts axum would panic on.
+    conflicts: matchit::Router<()>,
 }
 
 impl Builder<'_> {
@@ -106,7 +129,7 @@ impl Builder<'_> {
         for hook in &hooks {
             hook.apply(&mut routes)?;
         }
-        self.modules.push(routes);
+        self.mount(routes)?;
 
         stack.pop();
         Ok(module.importer_hooks)
@@ -132,7 +155,12 @@ impl Builder<'_> {
             }
         }
 
-        let mut by_path: BTreeMap<String, Vec<&RouteRegistration>> = BTreeMap::new();
+        let count = controllers
+            .iter()
+            .filter_map(|c| self.index.get(&c.type_id))
+            .map(Vec::len)
+            .sum();
+        let mut routes: Vec<(Cow<'_, str>, &RouteRegistration)> = Vec::with_capacity(count);
         for controller in controllers {
             for registration in self.index.get(&controller.type_id).into_iter().flatten() {
                 if !METHOD_ORDER.contains(&registration.method) {
@@ -144,27 +172,40 @@ impl Builder<'_> {
                         ),
                     });
                 }
-                let path = join_paths(prefix, registration.path)?;
-                by_path.entry(path).or_default().push(registration);
+                routes.push((join_route_path(prefix, registration.path)?, registration));
+            }
+        }
+        // Group by path without sorting every route: paths keep registration order, which is
+        // fixed for a given binary, and the route table is sorted when it is read.
+        let mut slots: HashMap<&str, usize> = HashMap::with_capacity(routes.len());
+        let mut groups: Vec<(&str, Vec<&RouteRegistration>)> = Vec::with_capacity(routes.len());
+        for (path, registration) in &routes {
+            match slots.entry(path) {
+                Entry::Occupied(slot) => groups[*slot.get()].1.push(registration),
+                Entry::Vacant(slot) => {
+                    slot.insert(groups.len());
+                    groups.push((path, vec![registration]));
+                }
             }
         }
 
-        let mut paths = Vec::with_capacity(by_path.len());
-        for (path, mut registrations) in by_path {
-            validate_path(&path)?;
-            // Registry order is not defined: sort, then report duplicates by name.
-            registrations.sort_by_key(|r| (method_rank(r.method), r.controller_name, r.handler));
-            for pair in registrations.windows(2) {
+        let mut paths = Vec::with_capacity(groups.len());
+        for (path, mut group) in groups {
+            validate_path(path)?;
+            // Registry order is not defined: sort, so that a duplicate is reported the same
+            // way every time, naming both routes.
+            group.sort_by_key(|r| (method_rank(r.method), r.controller_name, r.handler));
+            for pair in group.windows(2) {
                 if pair[0].method == pair[1].method {
                     return Err(BuildError::DuplicateRoute {
                         method: pair[0].method.to_owned(),
-                        path,
+                        path: path.to_owned(),
                         first: describe(module, pair[0]),
                         second: describe(module, pair[1]),
                     });
                 }
             }
-            paths.push(build_path(path, &registrations, &providers));
+            paths.push(build_path(path, group.into_iter(), &providers));
         }
 
         Ok(ModuleRoutes {
@@ -174,75 +215,98 @@ impl Builder<'_> {
         })
     }
 
-    fn finish(self) -> Result<Application, BuildError> {
-        let mut table = RouteTable::default();
-        let mut owner: HashMap<&str, (&'static str, &[RouteEntry])> = HashMap::new();
-        let mut conflicts = matchit::Router::new();
-        for module in &self.modules {
-            for path in &module.paths {
-                if let Some((first, first_routes)) = owner.get(path.path.as_str()) {
-                    if let Some(clash) = path
-                        .routes
-                        .iter()
-                        .find(|r| first_routes.iter().any(|f| f.method == r.method))
-                    {
-                        let earlier = first_routes
-                            .iter()
-                            .find(|f| f.method == clash.method)
-                            .map_or_else(String::new, |f| format!("{first}::{}", f.describe()));
-                        return Err(BuildError::DuplicateRoute {
-                            method: clash.method.to_string(),
-                            path: path.path.clone(),
-                            first: earlier,
-                            second: format!("{}::{}", module.module, clash.describe()),
-                        });
-                    }
-                    return Err(BuildError::PathInTwoModules {
-                        path: path.path.clone(),
-                        first,
-                        second: module.module,
-                    });
+    /// Adds a module's routes to the router, after the checks on which axum would panic.
+    fn mount(&mut self, module: ModuleRoutes) -> Result<(), BuildError> {
+        if module.paths.is_empty() {
+            return Ok(());
+        }
+        if self.owners.is_none() && !self.table.is_empty() {
+            self.owners = Some(self.index_paths());
+        }
+        self.table
+            .routes
+            .reserve(module.paths.iter().map(|p| p.routes.len()).sum());
+        for path in module.paths {
+            if let Some(owners) = &mut self.owners {
+                if let Some(range) = owners.get(&path.path) {
+                    return Err(two_modules(
+                        &self.table.routes[range.clone()],
+                        module.module,
+                        &path,
+                    ));
                 }
-                owner.insert(&path.path, (module.module, &path.routes));
-                // The router reports conflicts only between paths with parameters or
-                // wildcards; two equal static paths were found above.
-                if path.path.contains('{') {
-                    conflicts.insert(path.path.as_str(), ()).map_err(|e| {
-                        BuildError::PathConflict {
-                            path: path.path.clone(),
-                            reason: e.to_string(),
-                        }
+                let start = self.table.len();
+                owners.insert(path.path.clone(), start..start + path.routes.len());
+            }
+            // The router reports conflicts only between paths with parameters or wildcards;
+            // equal static paths were found above.
+            if path.path.contains('{') {
+                self.conflicts
+                    .insert(&*path.path, ())
+                    .map_err(|e| BuildError::PathConflict {
+                        path: path.path.to_string(),
+                        reason: e.to_string(),
                     })?;
-                }
-                table.routes.extend(path.routes.iter().map(|r| RouteInfo {
+            }
+            self.table
+                .routes
+                .extend(path.routes.iter().map(|r| RouteInfo {
                     method: r.method.clone(),
                     path: path.path.clone(),
                     module: module.module,
                     controller: r.controller,
                     handler: r.handler,
                 }));
-            }
+            let router = self.router.take().unwrap_or_default();
+            self.router = Some(router.route(&path.path, path.method_router));
         }
-        drop(owner);
+        Ok(())
+    }
 
-        let mut router = Router::new();
-        for module in self.modules {
-            for path in module.paths {
-                router = router.route(&path.path, path.method_router);
-            }
+    /// The paths mounted so far, with their routes in the table (contiguous per path).
+    fn index_paths(&self) -> HashMap<Arc<str>, std::ops::Range<usize>> {
+        let mut owners: HashMap<Arc<str>, std::ops::Range<usize>> = HashMap::new();
+        for (i, route) in self.table.routes.iter().enumerate() {
+            owners
+                .entry(route.path.clone())
+                .and_modify(|range| range.end = i + 1)
+                .or_insert(i..i + 1);
         }
-        table.sort();
-        Ok(Application {
-            router,
-            routes: table,
-        })
+        owners
+    }
+}
+
+/// The error for a path that a second module serves too: the same route twice (naming both)
+/// or one path in two modules.
+fn two_modules(first: &[RouteInfo], module: &'static str, path: &PathRoutes) -> BuildError {
+    let clash = path.routes.iter().find_map(|later| {
+        first
+            .iter()
+            .find(|earlier| earlier.method == later.method)
+            .map(|earlier| (earlier, later))
+    });
+    match clash {
+        Some((earlier, later)) => BuildError::DuplicateRoute {
+            method: later.method.to_string(),
+            path: path.path.to_string(),
+            first: format!(
+                "{}::{}::{}",
+                earlier.module, earlier.controller, earlier.handler
+            ),
+            second: format!("{module}::{}", later.describe()),
+        },
+        None => BuildError::PathInTwoModules {
+            path: path.path.to_string(),
+            first: first.first().map_or("?", |r| r.module),
+            second: module,
+        },
     }
 }
 
 /// Builds the method router of one path from its (sorted, distinct) registrations.
-fn build_path(
-    path: String,
-    registrations: &[&RouteRegistration],
+fn build_path<'r>(
+    path: &str,
+    registrations: impl ExactSizeIterator<Item = &'r RouteRegistration>,
     module: &ProviderBuilder,
 ) -> PathRoutes {
     let mut method_router: Option<axum::routing::MethodRouter> = None;
@@ -272,7 +336,7 @@ fn build_path(
         });
     }
     PathRoutes {
-        path,
+        path: path.into(),
         routes,
         method_router: method_router.unwrap_or_default(),
     }
@@ -287,6 +351,17 @@ fn describe(module: &str, registration: &RouteRegistration) -> String {
 
 /// Joins a prefix and a path: `("/api", "users")` gives `/api/users`; `("", "")` gives `/`.
 fn join_paths(prefix: &str, path: &str) -> Result<String, BuildError> {
+    join_route_path(prefix, path).map(Cow::into_owned)
+}
+
+/// [`join_paths`] that borrows `path` when it is already the joined form (no prefix, one
+/// leading `/`, no trailing one), as the macro writes route paths.
+fn join_route_path<'p>(prefix: &str, path: &'p str) -> Result<Cow<'p, str>, BuildError> {
+    let normal =
+        path == "/" || (path.starts_with('/') && !path.ends_with('/') && !path.contains("//"));
+    if prefix.trim_matches('/').is_empty() && normal {
+        return Ok(Cow::Borrowed(path));
+    }
     let mut joined = String::with_capacity(prefix.len() + path.len() + 2);
     for part in [prefix, path] {
         let trimmed = part.trim_matches('/');
@@ -304,7 +379,7 @@ fn join_paths(prefix: &str, path: &str) -> Result<String, BuildError> {
             reason: "empty path segment (`//`)".to_owned(),
         });
     }
-    Ok(joined)
+    Ok(Cow::Owned(joined))
 }
 
 /// The checks on which axum would panic, reported as errors.
@@ -342,6 +417,10 @@ mod tests {
         assert_eq!(join_paths("/api", "users").unwrap(), "/api/users");
         assert_eq!(join_paths("api/", "/users/").unwrap(), "/api/users");
         assert!(join_paths("/a//b", "c").is_err());
+        assert!(matches!(
+            join_route_path("", "/users"),
+            Ok(Cow::Borrowed("/users"))
+        ));
     }
 
     #[test]

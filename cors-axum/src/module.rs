@@ -225,7 +225,7 @@ impl ModuleRoutes {
 
 /// All routes of one module on one path.
 pub struct PathRoutes {
-    pub(crate) path: String,
+    pub(crate) path: Arc<str>,
     pub(crate) routes: Vec<RouteEntry>,
     pub(crate) method_router: MethodRouter,
 }
@@ -279,7 +279,7 @@ impl PathRoutes {
         if let Some(existing) = self.routes.iter().find(|r| r.method == method) {
             return Err(BuildError::DuplicateRoute {
                 method: method.to_string(),
-                path: self.path.clone(),
+                path: self.path.to_string(),
                 first: existing.describe(),
                 second: format!("{source}::{handler}"),
             });

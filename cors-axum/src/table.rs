@@ -1,6 +1,7 @@
 //! The route table of a built application.
 
 use std::fmt;
+use std::sync::Arc;
 
 use http::Method;
 
@@ -8,7 +9,7 @@ use http::Method;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RouteInfo {
     pub(crate) method: Method,
-    pub(crate) path: String,
+    pub(crate) path: Arc<str>,
     pub(crate) module: &'static str,
     pub(crate) controller: &'static str,
     pub(crate) handler: &'static str,
@@ -65,19 +66,17 @@ impl RouteTable {
         self.routes.is_empty()
     }
 
-    pub(crate) fn sort(&mut self) {
-        self.routes.sort_by(|a, b| {
+    /// The table sorted by path, then method, then module.
+    pub(crate) fn into_sorted(mut self) -> Self {
+        fn key(r: &RouteInfo) -> (&str, usize, &str) {
             (
-                a.path.as_str(),
-                crate::controller::method_rank(a.method.as_str()),
-                a.module,
+                &r.path,
+                crate::controller::method_rank(r.method.as_str()),
+                r.module,
             )
-                .cmp(&(
-                    b.path.as_str(),
-                    crate::controller::method_rank(b.method.as_str()),
-                    b.module,
-                ))
-        });
+        }
+        self.routes.sort_by(|a, b| key(a).cmp(&key(b)));
+        self
     }
 }
 
