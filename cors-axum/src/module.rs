@@ -212,7 +212,7 @@ impl ModuleRoutes {
         self.providers.get::<T>()
     }
 
-    /// The module's paths, sorted.
+    /// The module's paths, in registration order.
     pub fn paths(&self) -> &[PathRoutes] {
         &self.paths
     }
