@@ -11,7 +11,9 @@ use http::Method;
 
 use crate::controller::{METHOD_ORDER, RouteRegistration, method_rank};
 use crate::error::BuildError;
-use crate::module::{Module, ModuleDefinition, ModuleHook, ModuleRoutes, PathRoutes, RouteEntry};
+use crate::module::{
+    Module, ModuleDefinition, ModuleHook, ModuleRoutes, PathRoutes, RouteEntry, Step,
+};
 use crate::provider::{ProviderBuilder, ProviderLayer};
 use crate::table::{RouteInfo, RouteTable};
 
@@ -257,8 +259,9 @@ impl Builder<'_> {
                     controller: r.controller,
                     handler: r.handler,
                 }));
+            let (path, method_router) = path.into_method_router();
             let router = self.router.take().unwrap_or_default();
-            self.router = Some(router.route(&path.path, path.method_router));
+            self.router = Some(router.route(&path, method_router));
         }
         Ok(())
     }
@@ -309,24 +312,19 @@ fn build_path<'r>(
     registrations: impl ExactSizeIterator<Item = &'r RouteRegistration>,
     module: &ProviderBuilder,
 ) -> PathRoutes {
-    let mut method_router: Option<axum::routing::MethodRouter> = None;
+    let mut steps = Vec::with_capacity(registrations.len());
     let mut routes = Vec::with_capacity(registrations.len());
     for registration in registrations {
         let controller_providers = registration.controller_providers.map(|f| Arc::new(f()));
         let route_providers = registration.route_providers.map(|f| Arc::new(f()));
-        let mut route = (registration.method_router)();
         let more_specific: Vec<&ProviderBuilder> = controller_providers
             .iter()
             .chain(route_providers.iter())
             .map(|p| &**p)
             .collect();
-        if !module.is_empty() || more_specific.iter().any(|p| !p.is_empty()) {
-            route = route.layer(ProviderLayer(module.overlaid(&more_specific).into_scope()));
-        }
-        method_router = Some(match method_router {
-            Some(earlier) => earlier.merge(route),
-            None => route,
-        });
+        let providers = (!module.is_empty() || more_specific.iter().any(|p| !p.is_empty()))
+            .then(|| ProviderLayer(module.overlaid(&more_specific).into_scope()));
+        steps.push(Step::Registered(registration.method_router, providers));
         routes.push(RouteEntry {
             method: Method::from_bytes(registration.method.as_bytes()).unwrap_or(Method::GET),
             controller: registration.controller_name,
@@ -338,7 +336,7 @@ fn build_path<'r>(
     PathRoutes {
         path: path.into(),
         routes,
-        method_router: method_router.unwrap_or_default(),
+        steps,
     }
 }
 

@@ -11,7 +11,7 @@ use http::Method;
 
 use crate::controller::ControllerRef;
 use crate::error::BuildError;
-use crate::provider::ProviderBuilder;
+use crate::provider::{ProviderBuilder, ProviderLayer};
 
 /// A module: a unit of controllers, providers and imports.
 ///
@@ -227,7 +227,42 @@ impl ModuleRoutes {
 pub struct PathRoutes {
     pub(crate) path: Arc<str>,
     pub(crate) routes: Vec<RouteEntry>,
-    pub(crate) method_router: MethodRouter,
+    /// How to build the path's method router, in order. Kept as steps until the path is
+    /// mounted, so that a large module does not hold every built method router at once.
+    pub(crate) steps: Vec<Step>,
+}
+
+/// One step of building a path's method router.
+pub(crate) enum Step {
+    /// A registered route, with the layer giving it its providers, if it has any.
+    Registered(fn() -> MethodRouter, Option<ProviderLayer>),
+    /// A route added by a hook.
+    Added(Box<MethodRouter>),
+    /// A layer added by a hook, around everything before it.
+    Layer(Box<dyn FnOnce(MethodRouter) -> MethodRouter + Send + Sync>),
+}
+
+impl PathRoutes {
+    /// Builds the path's method router.
+    pub(crate) fn into_method_router(self) -> (Arc<str>, MethodRouter) {
+        let mut built: Option<MethodRouter> = None;
+        for step in self.steps {
+            let route = match step {
+                Step::Registered(route, None) => route(),
+                Step::Registered(route, Some(providers)) => route().layer(providers),
+                Step::Added(route) => *route,
+                Step::Layer(layer) => {
+                    built = Some(layer(built.unwrap_or_default()));
+                    continue;
+                }
+            };
+            built = Some(match built {
+                Some(earlier) => earlier.merge(route),
+                None => route,
+            });
+        }
+        (self.path, built.unwrap_or_default())
+    }
 }
 
 impl fmt::Debug for PathRoutes {
@@ -291,8 +326,7 @@ impl PathRoutes {
             controller_providers: None,
             route_providers: None,
         });
-        let router = std::mem::take(&mut self.method_router);
-        self.method_router = router.merge(method_router);
+        self.steps.push(Step::Added(Box::new(method_router)));
         Ok(())
     }
 
@@ -309,8 +343,10 @@ impl PathRoutes {
             axum::response::IntoResponse + 'static,
         <L::Service as tower_service::Service<axum::extract::Request>>::Future: Send + 'static,
     {
-        let router = std::mem::take(&mut self.method_router);
-        self.method_router = router.layer(layer);
+        self.steps
+            .push(Step::Layer(Box::new(move |router: MethodRouter| {
+                router.layer(layer)
+            })));
     }
 }
 
