@@ -134,10 +134,9 @@ where
     }
 }
 
-fn cors_core_service()
--> impl Service<Request<Body>, Response = Response<Body>, Error = Infallible, Future: Send> + Clone
-{
-    let policy = CorsPolicy::from_options(
+/// The policy of the cors-core side, configured as `tower_http_service` is.
+fn policy() -> CorsPolicy {
+    CorsPolicy::from_options(
         &CorsOptions::new()
             .origin(ORIGINS)
             .methods([Method::GET, Method::POST, Method::PUT])
@@ -145,7 +144,13 @@ fn cors_core_service()
             .expose_headers([X_REQUEST_ID])
             .max_age(Duration::from_secs(600)),
     )
-    .expect("valid options");
+    .expect("valid options")
+}
+
+fn cors_core_service()
+-> impl Service<Request<Body>, Response = Response<Body>, Error = Infallible, Future: Send> + Clone
+{
+    let policy = policy();
     CoreCors {
         inner: service_fn(inner),
         policy: Arc::new(policy),
@@ -255,15 +260,7 @@ fn bench(c: &mut Criterion) {
 /// The engine alone, without any service around it: decide and write into a response
 /// `HeaderMap` that keeps its capacity between iterations.
 fn engine(c: &mut Criterion) {
-    let policy = CorsPolicy::from_options(
-        &CorsOptions::new()
-            .origin(ORIGINS)
-            .methods([Method::GET, Method::POST, Method::PUT])
-            .allow_headers([CONTENT_TYPE, X_REQUESTED_WITH])
-            .expose_headers([X_REQUEST_ID])
-            .max_age(Duration::from_secs(600)),
-    )
-    .expect("valid options");
+    let policy = policy();
     let preflight = preflight_request();
     let actual = actual_request();
     let non_cors = non_cors_request();

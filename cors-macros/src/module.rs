@@ -149,7 +149,7 @@ fn generate(decl: &ModuleDecl) -> syn::Result<TokenStream> {
 
             /// The routes the module's router serves, in a stable order.
             #vis fn routes() -> ::core::result::Result<#private::RouteTable, #private::BuildError> {
-                #private::Application::build(&#name).map(|app| ::core::clone::Clone::clone(app.routes()))
+                #private::Application::build(&#name).map(|app| #private::Application::into_parts(app).1)
             }
 
             /// The router and the route table at once.

@@ -1,7 +1,7 @@
 //! `CorsService`: cookies that browsers accept in a CORS response.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, Once};
+use std::sync::{Arc, Mutex, MutexGuard, Once, PoisonError};
 
 use axum::extract::FromRequestParts;
 use axum::response::{IntoResponse, Response};
@@ -44,12 +44,15 @@ impl RequestCors {
         &self.origin
     }
 
+    /// The cookies handlers set. A handler that panicked while holding the lock left a valid
+    /// list behind (a push either happened or not), so a poisoned lock is used as it is.
+    fn cookies(&self) -> MutexGuard<'_, Vec<Cookie<'static>>> {
+        self.cookies.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
     /// Appends the cookies set by handlers; whether the response is credentialed.
     pub(crate) fn write_cookies(&self, headers: &mut HeaderMap) -> bool {
-        let cookies = match self.cookies.lock() {
-            Ok(mut cookies) => std::mem::take(&mut *cookies),
-            Err(poisoned) => std::mem::take(&mut *poisoned.into_inner()),
-        };
+        let cookies = std::mem::take(&mut *self.cookies());
         for cookie in &cookies {
             match HeaderValue::try_from(cookie.encoded().to_string()) {
                 Ok(value) => {
@@ -151,10 +154,7 @@ impl CorsService {
 
     /// Adds `cookie` as it is, and makes the response credentialed.
     pub fn set_cookie_with(&self, cookie: Cookie<'static>) {
-        match self.request.cookies.lock() {
-            Ok(mut cookies) => cookies.push(cookie),
-            Err(poisoned) => poisoned.into_inner().push(cookie),
-        }
+        self.request.cookies().push(cookie);
     }
 
     /// Makes the response credentialed without setting a cookie (for example when it depends
