@@ -13,8 +13,10 @@ use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
-use cors_core::{CapturedOrigin, CorsOptions, CorsPolicy, RequestKind, ResponseCredentials};
-use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
+use cors_core::{
+    CapturedOrigin, CorsOptions, CorsPolicy, CorsRequest, RequestKind, ResponseCredentials,
+};
+use criterion::{BatchSize, Criterion, criterion_group};
 use http::header::{
     ACCESS_CONTROL_REQUEST_HEADERS, ACCESS_CONTROL_REQUEST_METHOD, CONTENT_TYPE, ORIGIN,
 };
@@ -83,17 +85,16 @@ where
     }
 
     fn call(&mut self, request: Request<Body>) -> Self::Future {
-        if CorsPolicy::classify(request.method(), request.headers()) == RequestKind::Preflight {
+        let cors = CorsRequest::new(request.method(), request.headers());
+        if cors.kind() == RequestKind::Preflight {
             let mut response = Response::new(Body::new());
-            let outcome = self
-                .policy
-                .preflight(request.headers(), response.headers_mut());
+            let outcome = self.policy.answer_preflight(&cors, response.headers_mut());
             *response.status_mut() = outcome.status;
             return CoreCorsFuture::Preflight {
                 response: Some(response),
             };
         }
-        let origin = CapturedOrigin::from_headers(request.headers());
+        let origin = cors.capture_origin();
         CoreCorsFuture::Actual {
             future: self.inner.call(request),
             policy: Arc::clone(&self.policy),
@@ -225,35 +226,76 @@ where
     );
 }
 
+type MakeRequest = fn() -> Request<Body>;
+
+const CASES: [(&str, MakeRequest); 3] = [
+    ("preflight", preflight_request),
+    ("actual", actual_request),
+    ("non-cors", non_cors_request),
+];
+
 fn bench(c: &mut Criterion) {
     let tower_http = tower_http_service();
     let cors_core = cors_core_service();
     check(&tower_http);
     check(&cors_core);
 
-    type MakeRequest = fn() -> Request<Body>;
-    let cases: [(&str, MakeRequest); 3] = [
-        ("preflight", preflight_request),
-        ("actual", actual_request),
-        ("non-cors", non_cors_request),
-    ];
-    for (name, make_request) in cases {
+    for (name, make_request) in CASES {
         let mut group = c.benchmark_group(name);
         group.bench_function("cors-core", |b| {
             b.iter_batched(
                 make_request,
-                |request| black_box(ready(cors_core.clone().oneshot(request))),
+                |request| black_box(drive(&cors_core, request)),
                 BatchSize::SmallInput,
             );
         });
         group.bench_function("tower-http", |b| {
             b.iter_batched(
                 make_request,
-                |request| black_box(ready(tower_http.clone().oneshot(request))),
+                |request| black_box(drive(&tower_http, request)),
                 BatchSize::SmallInput,
             );
         });
         group.finish();
+    }
+}
+
+/// One request through a service, as every benchmark iteration runs it: kept out of line so that
+/// `valgrind --tool=callgrind --toggle-collect='cors::drive*'` counts exactly what criterion times.
+#[inline(never)]
+fn drive<S>(service: &S, request: Request<Body>) -> Response<Body>
+where
+    S: Service<Request<Body>, Response = Response<Body>, Error = Infallible> + Clone,
+{
+    ready(service.clone().oneshot(request)).expect("infallible")
+}
+
+/// `CORS_BENCH_ONCE=<case>/<side>` (e.g. `preflight/cors-core`): drives 1,000 requests of one
+/// case through one side and exits, for counting instructions under callgrind, which is steadier
+/// than wall-clock time on a shared machine.
+fn once(spec: &str) {
+    let (case, side) = spec
+        .split_once('/')
+        .expect("CORS_BENCH_ONCE is <case>/<side>");
+    let (_, make_request) = CASES
+        .into_iter()
+        .find(|(name, _)| *name == case)
+        .expect("case is preflight, actual or non-cors");
+    let run = |service: &dyn Fn(Request<Body>) -> Response<Body>| {
+        for _ in 0..1_000 {
+            drop(black_box(service(make_request())));
+        }
+    };
+    match side {
+        "cors-core" => {
+            let service = cors_core_service();
+            run(&|request| drive(&service, request));
+        }
+        "tower-http" => {
+            let service = tower_http_service();
+            run(&|request| drive(&service, request));
+        }
+        _ => panic!("side is cors-core or tower-http"),
     }
 }
 
@@ -269,35 +311,26 @@ fn engine(c: &mut Criterion) {
     group.bench_function("preflight", |b| {
         b.iter(|| {
             response.clear();
-            let kind = CorsPolicy::classify(preflight.method(), preflight.headers());
-            black_box(kind);
-            black_box(policy.preflight(black_box(preflight.headers()), &mut response))
+            let request = CorsRequest::new(preflight.method(), black_box(preflight.headers()));
+            black_box(request.kind());
+            black_box(policy.answer_preflight(&request, &mut response))
         });
     });
-    group.bench_function("actual", |b| {
-        b.iter(|| {
-            response.clear();
-            let kind = CorsPolicy::classify(actual.method(), actual.headers());
-            black_box(kind);
-            black_box(policy.actual(
-                black_box(actual.headers()),
-                &mut response,
-                ResponseCredentials::Policy,
-            ))
+    for (name, request) in [("actual", &actual), ("non-cors", &non_cors)] {
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                response.clear();
+                let request = CorsRequest::new(request.method(), black_box(request.headers()));
+                black_box(request.kind());
+                let origin = request.capture_origin();
+                black_box(policy.actual_captured(
+                    &origin,
+                    &mut response,
+                    ResponseCredentials::Policy,
+                ))
+            });
         });
-    });
-    group.bench_function("non-cors", |b| {
-        b.iter(|| {
-            response.clear();
-            let kind = CorsPolicy::classify(non_cors.method(), non_cors.headers());
-            black_box(kind);
-            black_box(policy.actual(
-                black_box(non_cors.headers()),
-                &mut response,
-                ResponseCredentials::Policy,
-            ))
-        });
-    });
+    }
     group.finish();
 }
 
@@ -309,4 +342,12 @@ criterion_group! {
         .sample_size(50);
     targets = bench, engine
 }
-criterion_main!(benches);
+
+fn main() {
+    if let Ok(spec) = std::env::var("CORS_BENCH_ONCE") {
+        once(&spec);
+        return;
+    }
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}

@@ -120,9 +120,7 @@ impl CompiledHeaders {
                 }))
             }
             CompiledHeaders::List { names, value } => {
-                header_list::parse(requested, |name| {
-                    header_list::contains_ignore_case(names, name)
-                })?;
+                header_list::all_in(requested, names)?;
                 Ok(value.clone())
             }
             CompiledHeaders::Mirror => {
@@ -138,6 +136,15 @@ impl CompiledHeaders {
                 };
                 Ok(Some(first.clone()))
             }
+        }
+    }
+
+    /// The answer of a list, which does not depend on the requested headers (`None` otherwise,
+    /// and for an empty list).
+    pub(crate) fn fixed_value(&self) -> Option<HeaderValue> {
+        match self {
+            CompiledHeaders::List { value, .. } => value.clone(),
+            CompiledHeaders::Any { .. } | CompiledHeaders::Mirror => None,
         }
     }
 

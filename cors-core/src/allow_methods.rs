@@ -173,12 +173,13 @@ pub(crate) enum CompiledMethods {
 }
 
 impl CompiledMethods {
-    /// The `Access-Control-Allow-Methods` value for the requested method (a valid token), or
-    /// `None` if it is not allowed.
+    /// The `Access-Control-Allow-Methods` value for the requested method, or `None` if it is not
+    /// allowed or not a method (a token).
     pub(crate) fn answer(&self, requested: &HeaderValue) -> Option<HeaderValue> {
         match self {
-            CompiledMethods::Any(star) => Some(star.clone()),
-            CompiledMethods::Mirror => Some(requested.clone()),
+            CompiledMethods::Any(star) => is_token(requested.as_bytes()).then(|| star.clone()),
+            CompiledMethods::Mirror => is_token(requested.as_bytes()).then(|| requested.clone()),
+            // Configured methods are tokens, so one equal to the request is too.
             CompiledMethods::List { methods, value } => {
                 let requested = requested.as_bytes();
                 if methods.iter().any(|m| **m == *requested) {
@@ -187,6 +188,15 @@ impl CompiledMethods {
                     None
                 }
             }
+        }
+    }
+
+    /// The answer when it does not depend on the requested method (`None` for the mirror).
+    pub(crate) fn fixed_value(&self) -> Option<HeaderValue> {
+        match self {
+            CompiledMethods::Any(star) => Some(star.clone()),
+            CompiledMethods::List { value, .. } => value.clone(),
+            CompiledMethods::Mirror => None,
         }
     }
 

@@ -7,7 +7,7 @@ use http::HeaderValue;
 
 use crate::CorsConfigError;
 use crate::origin::{
-    OriginConfigError, OriginSet, OriginSyntaxError, RequestOrigin, parse_configured,
+    OriginConfigError, OriginSet, OriginSyntaxError, parse_configured, parse_request,
 };
 
 type Predicate = Arc<dyn Fn(&HeaderValue) -> bool + Send + Sync + 'static>;
@@ -304,16 +304,18 @@ pub(crate) struct CompiledOrigin {
 }
 
 impl CompiledOrigin {
-    /// Whether this request origin may be reflected in `Access-Control-Allow-Origin`.
-    pub(crate) fn allows(&self, origin: &RequestOrigin<'_>) -> bool {
-        match origin {
-            RequestOrigin::Absent | RequestOrigin::Invalid => false,
-            RequestOrigin::Null(_) => self.allow_null,
-            RequestOrigin::Valid(value, parsed) => match &self.rule {
-                OriginRule::Any | OriginRule::Mirror => true,
-                OriginRule::Predicate(f) => f(value),
-                OriginRule::Set(set) => set.contains(parsed),
-            },
+    /// Whether a request's (single) `Origin` value may be reflected in
+    /// `Access-Control-Allow-Origin`: `null` only with the opt-in, otherwise only a well-formed
+    /// origin the rule allows.
+    pub(crate) fn allows(&self, origin: &HeaderValue) -> bool {
+        let bytes = origin.as_bytes();
+        if bytes == b"null" {
+            return self.allow_null;
+        }
+        match &self.rule {
+            OriginRule::Any | OriginRule::Mirror => parse_request(bytes).is_some(),
+            OriginRule::Predicate(f) => parse_request(bytes).is_some() && f(origin),
+            OriginRule::Set(set) => set.allows(bytes),
         }
     }
 }

@@ -10,6 +10,8 @@
 //! 3. Per request, [`CorsPolicy::classify`] it, then answer a preflight with
 //!    [`CorsPolicy::preflight`], or run the handler and add headers to its response with
 //!    [`CorsPolicy::actual`] (also for non-CORS requests, which may need `Vary: Origin`).
+//!    Middleware looks the request's CORS headers up once with [`CorsRequest`] and answers with
+//!    [`CorsPolicy::answer_preflight`] or [`CorsPolicy::actual_captured`].
 //!
 //! ```
 //! use cors_core::{CorsOptions, CorsPolicy, RequestKind, ResponseCredentials};
@@ -90,6 +92,7 @@ mod max_age;
 mod options;
 mod origin;
 mod policy;
+mod request;
 mod vary;
 
 pub use allow_headers::AllowHeaders;
@@ -101,6 +104,7 @@ pub use max_age::MaxAge;
 pub use options::{CorsOptions, PreflightStatus, RejectedPreflight};
 pub use origin::CapturedOrigin;
 pub use policy::{ActualOutcome, CorsPolicy, PreflightOutcome, RequestKind, ResponseCredentials};
+pub use request::CorsRequest;
 
 /// Header names the [`http`] crate does not define.
 pub mod header {

@@ -9,6 +9,8 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 use http::HeaderValue;
 
+use crate::request::Lines;
+
 /// Longest `Origin` value considered. Real origins are far shorter (a DNS name is at most 253
 /// bytes); anything longer is refused rather than buffered.
 pub(crate) const MAX_ORIGIN_LEN: usize = 256;
@@ -395,19 +397,66 @@ impl Hasher for WordHasher {
     }
 }
 
-/// Exact origins (constant-time lookup) plus wildcard patterns.
+/// Most exact origins compared one by one; longer lists are hashed. Comparing a few short byte
+/// strings (length first) costs less than hashing one, and either way a lookup does a bounded
+/// amount of work whatever the request.
+const LINEAR_MAX: usize = 8;
+
+/// Configured exact origins, normalised.
+#[derive(Debug, Clone)]
+enum ExactOrigins {
+    Few(Vec<Box<[u8]>>),
+    Many(HashSet<Box<[u8]>, BuildHasherDefault<WordHasher>>),
+}
+
+impl Default for ExactOrigins {
+    fn default() -> Self {
+        ExactOrigins::Few(Vec::new())
+    }
+}
+
+impl ExactOrigins {
+    fn insert(&mut self, origin: Box<[u8]>) {
+        match self {
+            ExactOrigins::Few(list) if list.contains(&origin) => {}
+            ExactOrigins::Few(list) if list.len() < LINEAR_MAX => list.push(origin),
+            ExactOrigins::Few(list) => {
+                let mut set: HashSet<_, _> = list.drain(..).collect();
+                set.insert(origin);
+                *self = ExactOrigins::Many(set);
+            }
+            ExactOrigins::Many(set) => {
+                set.insert(origin);
+            }
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        match self {
+            ExactOrigins::Few(list) => list.is_empty(),
+            ExactOrigins::Many(set) => set.is_empty(),
+        }
+    }
+
+    fn contains(&self, origin: &[u8]) -> bool {
+        match self {
+            ExactOrigins::Few(list) => list.iter().any(|o| **o == *origin),
+            ExactOrigins::Many(set) => set.contains(origin),
+        }
+    }
+}
+
+/// Exact origins plus wildcard patterns.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct OriginSet {
-    exact: HashSet<Box<[u8]>, BuildHasherDefault<WordHasher>>,
+    exact: ExactOrigins,
     patterns: Vec<OriginPattern>,
 }
 
 impl OriginSet {
     pub(crate) fn insert(&mut self, origin: ConfiguredOrigin) {
         match origin {
-            ConfiguredOrigin::Exact(bytes) => {
-                self.exact.insert(bytes);
-            }
+            ConfiguredOrigin::Exact(bytes) => self.exact.insert(bytes),
             ConfiguredOrigin::Pattern(pattern) => {
                 if !self.patterns.contains(&pattern) {
                     self.patterns.push(pattern);
@@ -416,7 +465,18 @@ impl OriginSet {
         }
     }
 
-    pub(crate) fn contains(&self, origin: &ParsedOrigin<'_>) -> bool {
+    /// Whether a request's `Origin` value is in the set.
+    pub(crate) fn allows(&self, input: &[u8]) -> bool {
+        // Configured origins were validated and stored normalised, so a value equal to one of
+        // them byte for byte (as browsers send it) is that origin: no need to parse it.
+        if self.exact.contains(input) {
+            return true;
+        }
+        parse_request(input).is_some_and(|parsed| self.contains(&parsed))
+    }
+
+    /// Whether a parsed origin is in the set, in any spelling.
+    fn contains(&self, origin: &ParsedOrigin<'_>) -> bool {
         if !self.exact.is_empty() {
             if let Some(canonical) = origin.canonical {
                 if self.exact.contains(canonical) {
@@ -435,43 +495,6 @@ impl OriginSet {
     }
 }
 
-/// What a request's `Origin` header holds.
-#[derive(Debug, Clone, Copy)]
-pub(crate) enum RequestOrigin<'a> {
-    /// No `Origin` header: not a CORS request.
-    Absent,
-    /// Several `Origin` lines, or a value that is not a serialized origin: never granted.
-    Invalid,
-    /// `Origin: null`.
-    Null(&'a HeaderValue),
-    /// A well-formed serialized origin.
-    Valid(&'a HeaderValue, ParsedOrigin<'a>),
-}
-
-impl<'a> RequestOrigin<'a> {
-    pub(crate) fn from_headers(headers: &'a http::HeaderMap) -> Self {
-        let mut values = headers.get_all(http::header::ORIGIN).iter();
-        let Some(value) = values.next() else {
-            return RequestOrigin::Absent;
-        };
-        if values.next().is_some() {
-            return RequestOrigin::Invalid;
-        }
-        Self::from_value(value)
-    }
-
-    fn from_value(value: &'a HeaderValue) -> Self {
-        let bytes = value.as_bytes();
-        if bytes == b"null" {
-            return RequestOrigin::Null(value);
-        }
-        match parse_request(bytes) {
-            Some(parsed) => RequestOrigin::Valid(value, parsed),
-            None => RequestOrigin::Invalid,
-        }
-    }
-}
-
 /// A request's `Origin` header, captured so CORS headers can be added to the response after the
 /// request itself has been handed to the handler (see [`CorsPolicy::actual_captured`]).
 ///
@@ -487,10 +510,21 @@ pub struct CapturedOrigin {
 impl CapturedOrigin {
     /// Captures the `Origin` header (or its absence, or the fact that there are several).
     pub fn from_headers(headers: &http::HeaderMap) -> Self {
-        let mut values = headers.get_all(http::header::ORIGIN).iter();
-        let value = values.next().cloned();
-        let several = values.next().is_some();
-        Self { value, several }
+        Self::from_lines(Lines::of(headers, &http::header::ORIGIN))
+    }
+
+    pub(crate) fn from_lines(lines: Lines<'_>) -> Self {
+        match lines {
+            Lines::Absent => Self::default(),
+            Lines::One(value) => Self {
+                value: Some(value.clone()),
+                several: false,
+            },
+            Lines::Several(first) => Self {
+                value: Some(first.clone()),
+                several: true,
+            },
+        }
     }
 
     /// Whether the request had an `Origin` header, i.e. was a CORS request.
@@ -504,12 +538,12 @@ impl CapturedOrigin {
     }
 }
 
-impl<'a> RequestOrigin<'a> {
-    pub(crate) fn from_captured(captured: &'a CapturedOrigin) -> Self {
-        match (&captured.value, captured.several) {
-            (None, _) => RequestOrigin::Absent,
-            (Some(_), true) => RequestOrigin::Invalid,
-            (Some(value), false) => Self::from_value(value),
+impl CapturedOrigin {
+    pub(crate) fn lines(&self) -> Lines<'_> {
+        match (&self.value, self.several) {
+            (None, _) => Lines::Absent,
+            (Some(value), false) => Lines::One(value),
+            (Some(first), true) => Lines::Several(first),
         }
     }
 }
@@ -522,6 +556,28 @@ mod tests {
         let parsed = parse(s.as_bytes()).ok()?;
         let mut buf = [0u8; MAX_ORIGIN_LEN];
         parsed.normalize_into(&mut buf).map(<[u8]>::to_vec)
+    }
+
+    #[test]
+    fn exact_origins_switch_to_hashing_past_a_few() {
+        let mut exact = ExactOrigins::default();
+        let origin = |i: usize| {
+            format!("https://a{i}.example")
+                .into_bytes()
+                .into_boxed_slice()
+        };
+        for i in 0..LINEAR_MAX {
+            exact.insert(origin(i));
+            exact.insert(origin(i));
+        }
+        assert!(matches!(&exact, ExactOrigins::Few(list) if list.len() == LINEAR_MAX));
+        exact.insert(origin(LINEAR_MAX));
+        assert!(matches!(&exact, ExactOrigins::Many(set) if set.len() == LINEAR_MAX + 1));
+        for i in 0..=LINEAR_MAX {
+            assert!(exact.contains(&origin(i)));
+        }
+        assert!(!exact.contains(b"https://a99.example"));
+        assert!(!exact.contains(b""));
     }
 
     #[test]

@@ -3,16 +3,16 @@
 use http::header::{
     ACCESS_CONTROL_ALLOW_CREDENTIALS, ACCESS_CONTROL_ALLOW_HEADERS, ACCESS_CONTROL_ALLOW_METHODS,
     ACCESS_CONTROL_ALLOW_ORIGIN, ACCESS_CONTROL_EXPOSE_HEADERS, ACCESS_CONTROL_MAX_AGE,
-    ACCESS_CONTROL_REQUEST_HEADERS, ACCESS_CONTROL_REQUEST_METHOD, ORIGIN,
+    ACCESS_CONTROL_REQUEST_HEADERS, ORIGIN,
 };
-use http::{HeaderMap, HeaderValue, Method, StatusCode};
+use http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode};
 
 use crate::allow_headers::CompiledHeaders;
 use crate::allow_methods::CompiledMethods;
 use crate::allow_origin::{CompiledOrigin, OriginRule};
 use crate::header::{ACCESS_CONTROL_ALLOW_PRIVATE_NETWORK, ACCESS_CONTROL_REQUEST_PRIVATE_NETWORK};
-use crate::header_list::is_token;
-use crate::origin::{CapturedOrigin, RequestOrigin};
+use crate::origin::CapturedOrigin;
+use crate::request::{CorsRequest, Lines};
 use crate::vary::VaryNames;
 use crate::{CorsConfigError, CorsOptions, RejectedPreflight};
 
@@ -107,6 +107,8 @@ pub struct CorsPolicy {
     true_value: HeaderValue,
     /// `Vary` of every preflight answer, allowed or not.
     preflight_vary: Option<VaryNames>,
+    /// The headers of an allowed preflight answer, prebuilt (see [`CorsPolicy::write_preflight`]).
+    preflight_headers: HeaderMap,
     /// `Vary: Origin`, on actual responses when the answer depends on the origin.
     origin_vary: VaryNames,
 }
@@ -191,6 +193,15 @@ impl CorsPolicy {
         if private_network {
             preflight_vary.push(VARY_PRIVATE_NETWORK);
         }
+        let preflight_vary = VaryNames::new(&preflight_vary);
+        let preflight_headers = prebuilt_preflight(
+            varies_by_origin,
+            credentials,
+            &methods,
+            &headers,
+            max_age.as_ref(),
+            preflight_vary.as_ref(),
+        );
         let origin_vary = VaryNames::new(&[VARY_ORIGIN]).ok_or_else(|| {
             CorsConfigError::new("origin", None, "internal error building `Vary`".to_owned())
         })?;
@@ -206,23 +217,17 @@ impl CorsPolicy {
             rejected_status,
             star: HeaderValue::from_static("*"),
             true_value: HeaderValue::from_static("true"),
-            preflight_vary: VaryNames::new(&preflight_vary),
+            preflight_vary,
+            preflight_headers,
             origin_vary,
         })
     }
 
     /// Not CORS (no `Origin` header), an actual CORS request, or a preflight (`OPTIONS` with
-    /// `Origin` and `Access-Control-Request-Method`).
+    /// `Origin` and `Access-Control-Request-Method`). The same as
+    /// [`CorsRequest::new(method, request_headers).kind()`](CorsRequest::kind).
     pub fn classify(method: &Method, request_headers: &HeaderMap) -> RequestKind {
-        if !request_headers.contains_key(ORIGIN) {
-            RequestKind::NotCors
-        } else if method == Method::OPTIONS
-            && request_headers.contains_key(ACCESS_CONTROL_REQUEST_METHOD)
-        {
-            RequestKind::Preflight
-        } else {
-            RequestKind::Actual
-        }
+        CorsRequest::new(method, request_headers).kind()
     }
 
     /// Whether the origin policy is [`AllowOrigin::any()`](crate::AllowOrigin::any) (the `*` policy).
@@ -247,8 +252,8 @@ impl CorsPolicy {
     }
 
     /// The `Access-Control-Allow-Origin` value for this request origin, if it is allowed.
-    fn allow_origin(&self, origin: &RequestOrigin<'_>) -> Option<HeaderValue> {
-        if matches!(origin, RequestOrigin::Absent) {
+    fn allow_origin(&self, origin: Lines<'_>) -> Option<HeaderValue> {
+        if !origin.is_present() {
             return None;
         }
         if !self.credentials && matches!(self.origin.rule, OriginRule::Any) {
@@ -256,11 +261,7 @@ impl CorsPolicy {
             return Some(self.star.clone());
         }
         match origin {
-            RequestOrigin::Null(value) | RequestOrigin::Valid(value, _)
-                if self.origin.allows(origin) =>
-            {
-                Some((*value).clone())
-            }
+            Lines::One(value) if self.origin.allows(value) => Some(value.clone()),
             _ => None,
         }
     }
@@ -272,69 +273,119 @@ impl CorsPolicy {
     /// A rejected preflight (origin, method or headers not allowed, or a malformed request) gets no
     /// `Access-Control-*` header, only `Vary`, and the status chosen by
     /// [`CorsOptions::rejected_preflight`].
+    ///
+    /// Middleware that has classified the request with a [`CorsRequest`] answers it with
+    /// [`answer_preflight`](CorsPolicy::answer_preflight) instead, without looking its headers
+    /// up again.
     pub fn preflight(
         &self,
         request_headers: &HeaderMap,
         response_headers: &mut HeaderMap,
     ) -> PreflightOutcome {
-        let allowed = self.answer_preflight(request_headers, response_headers);
-        if let Some(vary) = &self.preflight_vary {
-            vary.apply(response_headers);
-        }
-        PreflightOutcome {
-            status: if allowed {
-                self.preflight_status
-            } else {
-                self.rejected_status
-            },
-            allowed,
+        self.answer_preflight(
+            &CorsRequest::new(&Method::OPTIONS, request_headers),
+            response_headers,
+        )
+    }
+
+    /// [`preflight`](CorsPolicy::preflight) for a request looked up with [`CorsRequest::new`].
+    /// A request that is not a preflight ([`RequestKind::Preflight`]) is rejected.
+    pub fn answer_preflight(
+        &self,
+        request: &CorsRequest<'_>,
+        response_headers: &mut HeaderMap,
+    ) -> PreflightOutcome {
+        match self.decide_preflight(request) {
+            Some(answer) => {
+                self.write_preflight(answer, response_headers);
+                PreflightOutcome {
+                    status: self.preflight_status,
+                    allowed: true,
+                }
+            }
+            None => {
+                if let Some(vary) = &self.preflight_vary {
+                    vary.apply(response_headers);
+                }
+                PreflightOutcome {
+                    status: self.rejected_status,
+                    allowed: false,
+                }
+            }
         }
     }
 
-    fn answer_preflight(&self, request: &HeaderMap, response: &mut HeaderMap) -> bool {
-        let Some(allow_origin) = self.allow_origin(&RequestOrigin::from_headers(request)) else {
-            return false;
-        };
-        let mut requested_methods = request.get_all(ACCESS_CONTROL_REQUEST_METHOD).iter();
-        let (Some(requested_method), None) = (requested_methods.next(), requested_methods.next())
-        else {
-            return false;
-        };
-        if !is_token(requested_method.as_bytes()) {
-            return false;
-        }
-        let Some(allow_methods) = self.methods.answer(requested_method) else {
-            return false;
-        };
-        let Ok(allow_headers) = self
+    /// The values of an allowed preflight's headers, or `None` when it is rejected.
+    fn decide_preflight(&self, request: &CorsRequest<'_>) -> Option<PreflightAnswer> {
+        let allow_origin = self.allow_origin(request.origin_lines())?;
+        let requested_method = request.requested_method()?;
+        let allow_methods = self.methods.answer(requested_method)?;
+        let request = request.headers();
+        let allow_headers = self
             .headers
             .answer(&request.get_all(ACCESS_CONTROL_REQUEST_HEADERS))
-        else {
-            return false;
-        };
-        let allow_private_network = self.private_network
+            .ok()?;
+        let private_network = self.private_network
             && request
                 .get(&ACCESS_CONTROL_REQUEST_PRIVATE_NETWORK)
                 .is_some_and(|v| v.as_bytes() == b"true");
+        Some(PreflightAnswer {
+            allow_origin,
+            allow_methods,
+            allow_headers,
+            private_network,
+        })
+    }
 
-        response.insert(ACCESS_CONTROL_ALLOW_ORIGIN, allow_origin);
-        if self.credentials {
-            response.insert(ACCESS_CONTROL_ALLOW_CREDENTIALS, self.true_value.clone());
+    /// Writes an allowed preflight's headers, `Vary` included.
+    ///
+    /// Into a fresh map (no capacity yet, as in a new `Response`), which would allocate on its
+    /// first insert anyway, the prebuilt headers are cloned: one copy instead of a hashed insert
+    /// per header. Then only the values that depend on the request are set. A map with capacity
+    /// (or with headers already) gets inserts, without allocating.
+    fn write_preflight(&self, answer: PreflightAnswer, response: &mut HeaderMap) {
+        let PreflightAnswer {
+            allow_origin,
+            allow_methods,
+            allow_headers,
+            private_network,
+        } = answer;
+        if response.capacity() == 0 {
+            *response = self.preflight_headers.clone();
+            if self.varies_by_origin() {
+                set_prebuilt(response, ACCESS_CONTROL_ALLOW_ORIGIN, allow_origin);
+            }
+            if self.methods.is_mirror() {
+                set_prebuilt(response, ACCESS_CONTROL_ALLOW_METHODS, allow_methods);
+            }
+            if self.headers.varies_by_request() {
+                match allow_headers {
+                    Some(value) => set_prebuilt(response, ACCESS_CONTROL_ALLOW_HEADERS, value),
+                    None => drop(response.remove(ACCESS_CONTROL_ALLOW_HEADERS)),
+                }
+            }
+        } else {
+            response.insert(ACCESS_CONTROL_ALLOW_ORIGIN, allow_origin);
+            if self.credentials {
+                response.insert(ACCESS_CONTROL_ALLOW_CREDENTIALS, self.true_value.clone());
+            }
+            response.insert(ACCESS_CONTROL_ALLOW_METHODS, allow_methods);
+            if let Some(allow_headers) = allow_headers {
+                response.insert(ACCESS_CONTROL_ALLOW_HEADERS, allow_headers);
+            }
+            if let Some(max_age) = &self.max_age {
+                response.insert(ACCESS_CONTROL_MAX_AGE, max_age.clone());
+            }
+            if let Some(vary) = &self.preflight_vary {
+                vary.apply(response);
+            }
         }
-        response.insert(ACCESS_CONTROL_ALLOW_METHODS, allow_methods);
-        if let Some(allow_headers) = allow_headers {
-            response.insert(ACCESS_CONTROL_ALLOW_HEADERS, allow_headers);
-        }
-        if let Some(max_age) = &self.max_age {
-            response.insert(ACCESS_CONTROL_MAX_AGE, max_age.clone());
-        }
-        if allow_private_network {
+        if private_network {
             response.insert(
                 ACCESS_CONTROL_ALLOW_PRIVATE_NETWORK,
                 self.true_value.clone(),
             );
         }
-        true
     }
 
     /// Adds the CORS headers of an actual response (`Access-Control-Allow-Origin`,
@@ -353,14 +404,15 @@ impl CorsPolicy {
         credentials: ResponseCredentials,
     ) -> ActualOutcome {
         self.answer_actual(
-            RequestOrigin::from_headers(request_headers),
+            Lines::of(request_headers, &ORIGIN),
             response_headers,
             credentials,
         )
     }
 
     /// [`actual`](CorsPolicy::actual) for middleware that hands the request to the handler
-    /// before adding headers to the response: capture the origin first, then answer with it.
+    /// before adding headers to the response: capture the origin first (with
+    /// [`CorsRequest::capture_origin`] or [`CapturedOrigin::from_headers`]), then answer with it.
     ///
     /// ```
     /// use cors_core::{CapturedOrigin, CorsOptions, CorsPolicy, ResponseCredentials};
@@ -382,22 +434,18 @@ impl CorsPolicy {
         response_headers: &mut HeaderMap,
         credentials: ResponseCredentials,
     ) -> ActualOutcome {
-        self.answer_actual(
-            RequestOrigin::from_captured(origin),
-            response_headers,
-            credentials,
-        )
+        self.answer_actual(origin.lines(), response_headers, credentials)
     }
 
     fn answer_actual(
         &self,
-        origin: RequestOrigin<'_>,
+        origin: Lines<'_>,
         response_headers: &mut HeaderMap,
         credentials: ResponseCredentials,
     ) -> ActualOutcome {
         let forced = credentials == ResponseCredentials::Include && !self.credentials;
         if !forced {
-            let allow_origin = self.allow_origin(&origin);
+            let allow_origin = self.allow_origin(origin);
             let origin_allowed = allow_origin.is_some();
             if let Some(allow_origin) = allow_origin {
                 self.write_actual(response_headers, allow_origin, self.credentials);
@@ -411,9 +459,7 @@ impl CorsPolicy {
             };
         }
         let allowed = match origin {
-            RequestOrigin::Null(value) | RequestOrigin::Valid(value, _)
-                if self.origin.allows(&origin) =>
-            {
+            Lines::One(value) if self.origin.allows(value) => {
                 self.write_actual(response_headers, value.clone(), true);
                 true
             }
@@ -435,4 +481,67 @@ impl CorsPolicy {
             response.insert(ACCESS_CONTROL_EXPOSE_HEADERS, expose.clone());
         }
     }
+}
+
+/// The values of an allowed preflight's headers that depend on the request.
+struct PreflightAnswer {
+    allow_origin: HeaderValue,
+    allow_methods: HeaderValue,
+    allow_headers: Option<HeaderValue>,
+    private_network: bool,
+}
+
+/// Replaces a placeholder of the prebuilt preflight headers. They are a handful, so a look
+/// through them costs less than hashing the name.
+fn set_prebuilt(map: &mut HeaderMap, name: HeaderName, value: HeaderValue) {
+    if let Some((_, slot)) = map.iter_mut().find(|(n, _)| **n == name) {
+        *slot = value;
+    } else {
+        map.insert(name, value);
+    }
+}
+
+/// The headers of an allowed preflight answer, built once: every value that does not depend on
+/// the request, and a placeholder where one does (which [`CorsPolicy::write_preflight`] always
+/// replaces or removes). `Access-Control-Allow-Private-Network`, sent only when asked for, is not
+/// in it.
+fn prebuilt_preflight(
+    varies_by_origin: bool,
+    credentials: bool,
+    methods: &CompiledMethods,
+    headers: &CompiledHeaders,
+    max_age: Option<&HeaderValue>,
+    vary: Option<&VaryNames>,
+) -> HeaderMap {
+    let placeholder = HeaderValue::from_static("");
+    let mut map = HeaderMap::new();
+    // Without a dependence on the origin, the policy allows any origin with `*`.
+    let allow_origin = if varies_by_origin {
+        placeholder.clone()
+    } else {
+        HeaderValue::from_static("*")
+    };
+    map.insert(ACCESS_CONTROL_ALLOW_ORIGIN, allow_origin);
+    if credentials {
+        map.insert(
+            ACCESS_CONTROL_ALLOW_CREDENTIALS,
+            HeaderValue::from_static("true"),
+        );
+    }
+    map.insert(
+        ACCESS_CONTROL_ALLOW_METHODS,
+        methods.fixed_value().unwrap_or_else(|| placeholder.clone()),
+    );
+    if headers.varies_by_request() {
+        map.insert(ACCESS_CONTROL_ALLOW_HEADERS, placeholder);
+    } else if let Some(value) = headers.fixed_value() {
+        map.insert(ACCESS_CONTROL_ALLOW_HEADERS, value);
+    }
+    if let Some(max_age) = max_age {
+        map.insert(ACCESS_CONTROL_MAX_AGE, max_age.clone());
+    }
+    if let Some(vary) = vary {
+        vary.apply(&mut map);
+    }
+    map
 }

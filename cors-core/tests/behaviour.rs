@@ -710,3 +710,82 @@ fn merge_then_compile() {
     );
     assert_eq!(get(&response, "access-control-allow-methods"), Some("GET"));
 }
+
+/// A fresh response map starts from the prebuilt preflight answer; a map with capacity, or with
+/// a handler's headers, gets one insert per header. Every option that changes the answer gives
+/// the same headers both ways.
+#[test]
+fn prebuilt_and_inserted_preflights_agree() {
+    let policies = [
+        CorsOptions::new(),
+        CorsOptions::new()
+            .origin("https://example.com")
+            .max_age(600u64),
+        CorsOptions::new()
+            .origin(["https://example.com", "https://*.example.org"])
+            .credentials(true)
+            .allow_headers(["content-type", "x-requested-with"])
+            .methods(["GET", "PATCH"]),
+        CorsOptions::new()
+            .origin(AllowOrigin::mirror_request())
+            .methods(AllowMethods::mirror_request())
+            .allow_headers(AllowHeaders::mirror_request())
+            .credentials(true)
+            .private_network(true),
+        CorsOptions::new()
+            .methods("*")
+            .allow_headers("*")
+            .private_network(true),
+        CorsOptions::new()
+            .origin("https://example.com")
+            .allow_headers(Vec::<String>::new()),
+    ];
+    let requests = [
+        request(&[
+            ("origin", "https://example.com"),
+            ("access-control-request-method", "PATCH"),
+        ]),
+        request(&[
+            ("origin", "https://example.com"),
+            ("access-control-request-method", "PATCH"),
+            (
+                "access-control-request-headers",
+                "content-type,x-requested-with",
+            ),
+        ]),
+        request(&[
+            ("origin", "https://a.example.org"),
+            ("access-control-request-method", "GET"),
+            ("access-control-request-headers", "authorization, x-custom"),
+            ("access-control-request-private-network", "true"),
+        ]),
+        request(&[
+            ("origin", "https://evil.example"),
+            ("access-control-request-method", "GET"),
+        ]),
+    ];
+    let mut allowed = 0;
+    for options in &policies {
+        let policy = CorsPolicy::for_route(options, &ROUTE).unwrap();
+        for headers in &requests {
+            let request = cors_core::CorsRequest::new(&Method::OPTIONS, headers);
+            let mut fresh = HeaderMap::new();
+            let outcome = policy.answer_preflight(&request, &mut fresh);
+            let mut reserved = HeaderMap::with_capacity(16);
+            assert_eq!(policy.answer_preflight(&request, &mut reserved), outcome);
+            assert_eq!(fresh, reserved, "{options:?} {headers:?}");
+            let mut handler = request_with_handler_header();
+            assert_eq!(policy.answer_preflight(&request, &mut handler), outcome);
+            handler.remove("x-handler");
+            assert_eq!(fresh, handler, "{options:?} {headers:?}");
+            assert!(fresh.values().all(|v| !v.is_empty()), "{fresh:?}");
+            allowed += usize::from(outcome.allowed);
+        }
+    }
+    // Per policy: 4, 2, 2 (not the unlisted headers), 4, 4, 1 (no requested headers only).
+    assert_eq!(allowed, 17);
+}
+
+fn request_with_handler_header() -> HeaderMap {
+    request(&[("x-handler", "1")])
+}

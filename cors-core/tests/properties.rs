@@ -1,8 +1,8 @@
 //! Properties that must hold for every request.
 
 use cors_core::{
-    AllowHeaders, AllowMethods, AllowOrigin, CapturedOrigin, CorsOptions, CorsPolicy, RequestKind,
-    ResponseCredentials,
+    AllowHeaders, AllowMethods, AllowOrigin, CapturedOrigin, CorsOptions, CorsPolicy, CorsRequest,
+    RequestKind, ResponseCredentials,
 };
 use http::{HeaderMap, HeaderName, HeaderValue, Method};
 use proptest::prelude::*;
@@ -213,7 +213,19 @@ proptest! {
         let credentials = if forced { ResponseCredentials::Include } else { ResponseCredentials::Policy };
         match CorsPolicy::classify(&method, &request) {
             RequestKind::Preflight => {
+                // A fresh map starts from the prebuilt answer, one with capacity gets inserts:
+                // both give the same headers.
+                let cors_request = CorsRequest::new(&method, &request);
+                let mut fresh = HeaderMap::new();
+                let fresh_outcome = policy.answer_preflight(&cors_request, &mut fresh);
+                let mut reserved = HeaderMap::with_capacity(16);
+                let reserved_outcome = policy.answer_preflight(&cors_request, &mut reserved);
+                prop_assert_eq!(fresh_outcome, reserved_outcome);
+                prop_assert_eq!(&fresh, &reserved);
+                prop_assert!(fresh.iter().all(|(_, value)| !value.is_empty()), "{:?}", fresh);
+
                 let outcome = policy.preflight(&request, &mut response);
+                prop_assert_eq!(outcome, fresh_outcome);
                 prop_assert_eq!(outcome.allowed, response.contains_key("access-control-allow-origin"));
                 if !outcome.allowed {
                     prop_assert!(response.keys().all(|n| !n.as_str().starts_with("access-control-")));

@@ -47,19 +47,77 @@ fn granted(policy: &CorsPolicy, origins: &[&[u8]]) -> bool {
     allowed
 }
 
+/// Spellings of the allowed origins, all granted.
+const GENUINE: &[&str] = &[
+    "https://example.com",
+    "https://example.com:443",
+    "HTTPS://EXAMPLE.COM",
+    "https://Example.Com",
+    "https://a.example.org",
+    "https://a.b.example.org",
+    "https://A.EXAMPLE.ORG:443",
+    "http://localhost:3000",
+];
+
+/// Origins close to the allowed ones, all refused.
+const HOSTILE: &[&str] = &[
+    // Suffix and prefix tricks.
+    "https://example.com.evil.net",
+    "https://evil-example.com",
+    "https://evilexample.com",
+    "https://example.co",
+    "https://example.comm",
+    "https://xexample.com",
+    "https://sub.example.com",
+    "https://example.org",
+    "https://example.org.evil.net",
+    "https://evil-example.org",
+    "https://a.example.org.evil.net",
+    "https://aexample.org",
+    // Scheme downgrade or change.
+    "http://example.com",
+    "http://a.example.org",
+    "https://localhost:3000",
+    "ws://example.com",
+    // Ports.
+    "https://example.com:8443",
+    "https://example.com:80",
+    "http://localhost",
+    "http://localhost:80",
+    "http://localhost:30000",
+    "https://a.example.org:8443",
+    // Not origins.
+    "null",
+    "",
+    " ",
+    "*",
+    "example.com",
+    "https://example.com/",
+    "https://example.com/path",
+    "https://example.com?",
+    "https://example.com#",
+    "https://user@example.com",
+    "https://evil.com@example.com",
+    "https://example.com@evil.com",
+    "https://example.com:",
+    "https://example.com.",
+    "https://.example.org",
+    "https://..example.org",
+    "https://*.example.org",
+    "https://example.com\t",
+    " https://example.com",
+    "https://example.com ",
+    // Several values in one line.
+    "https://example.com, https://evil.com",
+    "https://example.com,https://evil.com",
+    "https://evil.com https://example.com",
+    "https://example.com https://example.com",
+];
+
 #[test]
 fn genuine_origins_are_granted() {
     let policy = policy();
-    for origin in [
-        "https://example.com",
-        "https://example.com:443",
-        "HTTPS://EXAMPLE.COM",
-        "https://Example.Com",
-        "https://a.example.org",
-        "https://a.b.example.org",
-        "https://A.EXAMPLE.ORG:443",
-        "http://localhost:3000",
-    ] {
+    for origin in GENUINE {
         assert!(granted(&policy, &[origin.as_bytes()]), "{origin}");
     }
 }
@@ -67,61 +125,45 @@ fn genuine_origins_are_granted() {
 #[test]
 fn hostile_origins_are_refused() {
     let policy = policy();
-    let hostile: &[&str] = &[
-        // Suffix and prefix tricks.
-        "https://example.com.evil.net",
-        "https://evil-example.com",
-        "https://evilexample.com",
-        "https://example.co",
-        "https://example.comm",
-        "https://xexample.com",
-        "https://sub.example.com",
-        "https://example.org",
-        "https://example.org.evil.net",
-        "https://evil-example.org",
-        "https://a.example.org.evil.net",
-        "https://aexample.org",
-        // Scheme downgrade or change.
-        "http://example.com",
-        "http://a.example.org",
-        "https://localhost:3000",
-        "ws://example.com",
-        // Ports.
-        "https://example.com:8443",
-        "https://example.com:80",
-        "http://localhost",
-        "http://localhost:80",
-        "http://localhost:30000",
-        "https://a.example.org:8443",
-        // Not origins.
-        "null",
-        "",
-        " ",
-        "*",
-        "example.com",
-        "https://example.com/",
-        "https://example.com/path",
-        "https://example.com?",
-        "https://example.com#",
-        "https://user@example.com",
-        "https://evil.com@example.com",
-        "https://example.com@evil.com",
-        "https://example.com:",
-        "https://example.com.",
-        "https://.example.org",
-        "https://..example.org",
-        "https://*.example.org",
-        "https://example.com\t",
-        " https://example.com",
-        "https://example.com ",
-        // Several values in one line.
-        "https://example.com, https://evil.com",
-        "https://example.com,https://evil.com",
-        "https://evil.com https://example.com",
-        "https://example.com https://example.com",
-    ];
-    for origin in hostile {
+    for origin in HOSTILE {
         assert!(!granted(&policy, &[origin.as_bytes()]), "{origin:?}");
+    }
+}
+
+/// Short lists are compared one by one, long ones hashed: both answer the same.
+#[test]
+fn long_lists_answer_as_short_ones() {
+    let extra: Vec<String> = (0..20)
+        .map(|i| format!("https://app{i}.example.net"))
+        .collect();
+    let policy = CorsPolicy::from_options(
+        &CorsOptions::new()
+            .origin(
+                [
+                    "https://example.com",
+                    "https://*.example.org",
+                    "http://localhost:3000",
+                ]
+                .into_iter()
+                .map(str::to_owned)
+                .chain(extra.iter().cloned())
+                .collect::<Vec<_>>(),
+            )
+            .credentials(true),
+    )
+    .unwrap();
+    for origin in GENUINE {
+        assert!(granted(&policy, &[origin.as_bytes()]), "{origin}");
+    }
+    for origin in HOSTILE {
+        assert!(!granted(&policy, &[origin.as_bytes()]), "{origin:?}");
+    }
+    for origin in &extra {
+        assert!(granted(&policy, &[origin.as_bytes()]), "{origin}");
+        let upper = origin.to_ascii_uppercase();
+        assert!(granted(&policy, &[upper.as_bytes()]), "{upper}");
+        let other = origin.replace("example.net", "example.nets");
+        assert!(!granted(&policy, &[other.as_bytes()]), "{other}");
     }
 }
 

@@ -5,8 +5,8 @@
 use std::sync::OnceLock;
 
 use cors_core::{
-    AllowHeaders, AllowMethods, AllowOrigin, CapturedOrigin, CorsOptions, CorsPolicy, RequestKind,
-    ResponseCredentials,
+    AllowHeaders, AllowMethods, AllowOrigin, CapturedOrigin, CorsOptions, CorsPolicy, CorsRequest,
+    RequestKind, ResponseCredentials,
 };
 use http::header::{ACCESS_CONTROL_ALLOW_CREDENTIALS, ACCESS_CONTROL_ALLOW_ORIGIN, VARY};
 use http::{HeaderMap, HeaderName, HeaderValue, Method};
@@ -84,14 +84,26 @@ fuzz_target!(|data: &[u8]| {
         ResponseCredentials::Include
     };
 
-    let kind = CorsPolicy::classify(&method, &request);
+    let cors_request = CorsRequest::new(&method, &request);
+    let kind = cors_request.kind();
+    assert_eq!(kind, CorsPolicy::classify(&method, &request));
     let mut response = HeaderMap::with_capacity(16);
     if selector & 0x40 != 0 {
         response.insert(VARY, HeaderValue::from_static("accept-encoding"));
     }
     match kind {
         RequestKind::Preflight => {
+            // A fresh map starts from the prebuilt answer; one with capacity gets inserts.
+            let mut fresh = HeaderMap::new();
+            let fresh_outcome = policy.answer_preflight(&cors_request, &mut fresh);
+            let mut reserved = HeaderMap::with_capacity(16);
+            assert_eq!(
+                policy.answer_preflight(&cors_request, &mut reserved),
+                fresh_outcome
+            );
+            assert_eq!(fresh, reserved);
             let outcome = policy.preflight(&request, &mut response);
+            assert_eq!(outcome, fresh_outcome);
             assert!(outcome.allowed || response.get(ACCESS_CONTROL_ALLOW_ORIGIN).is_none());
         }
         RequestKind::Actual | RequestKind::NotCors => {

@@ -7,8 +7,10 @@ use std::task::{Context, Poll};
 
 use axum::body::Body;
 use axum::response::Response;
-use cors_core::{CorsConfigError, CorsOptions, CorsPolicy, RequestKind, ResponseCredentials};
-use http::{HeaderMap, Method, Request, header};
+use cors_core::{
+    CorsConfigError, CorsOptions, CorsPolicy, CorsRequest, RequestKind, ResponseCredentials,
+};
+use http::{Method, Request};
 
 use super::service::{CorsService, RequestCors};
 
@@ -29,12 +31,12 @@ impl PathCors {
     }
 
     /// The policy that answers a preflight: that of the route the browser asks for.
-    fn preflight_policy(&self, request: &HeaderMap) -> &CorsPolicy {
+    fn preflight_policy(&self, request: &CorsRequest<'_>) -> &CorsPolicy {
         if self.by_method.is_empty() {
             return &self.default;
         }
         request
-            .get(header::ACCESS_CONTROL_REQUEST_METHOD)
+            .requested_method()
             .and_then(|m| Method::from_bytes(m.as_bytes()).ok())
             .map_or(&self.default, |m| self.policy_for(&m))
     }
@@ -111,23 +113,21 @@ where
     }
 
     fn call(&mut self, mut request: Request<B>) -> Self::Future {
-        match CorsPolicy::classify(request.method(), request.headers()) {
-            RequestKind::Preflight => {
-                let policy = self.cors.preflight_policy(request.headers());
-                let mut response = Response::new(Body::empty());
-                let outcome = policy.preflight(request.headers(), response.headers_mut());
-                *response.status_mut() = outcome.status;
-                ResponseFuture::preflight(response)
-            }
-            RequestKind::Actual | RequestKind::NotCors => {
-                let state = Arc::new(RequestCors::from_request(request.headers(), request.uri()));
-                request
-                    .extensions_mut()
-                    .insert(CorsService::new(state.clone()));
-                let method = request.method().clone();
-                ResponseFuture::actual(self.inner.call(request), self.cors.clone(), method, state)
-            }
+        let cors = CorsRequest::new(request.method(), request.headers());
+        if cors.kind() == RequestKind::Preflight {
+            let policy = self.cors.preflight_policy(&cors);
+            let mut response = Response::new(Body::empty());
+            let outcome = policy.answer_preflight(&cors, response.headers_mut());
+            *response.status_mut() = outcome.status;
+            return ResponseFuture::preflight(response);
         }
+        let origin = cors.capture_origin();
+        let state = Arc::new(RequestCors::new(origin, request.headers(), request.uri()));
+        request
+            .extensions_mut()
+            .insert(CorsService::new(state.clone()));
+        let method = request.method().clone();
+        ResponseFuture::actual(self.inner.call(request), self.cors.clone(), method, state)
     }
 }
 

@@ -21,8 +21,8 @@ pub(crate) struct RequestCors {
 }
 
 impl RequestCors {
-    pub(crate) fn from_request(headers: &HeaderMap, uri: &http::Uri) -> Self {
-        let origin = CapturedOrigin::from_headers(headers);
+    /// The state of a request with this `Origin`, headers and URI.
+    pub(crate) fn new(origin: CapturedOrigin, headers: &HeaderMap, uri: &http::Uri) -> Self {
         let same_site = !origin.is_present() || {
             // HTTP/1.1 names the host in `Host`, HTTP/2 in the `:authority` of the URI.
             let host = headers
