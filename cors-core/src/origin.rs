@@ -472,26 +472,21 @@ impl OriginSet {
         if self.exact.contains(input) {
             return true;
         }
-        parse_request(input).is_some_and(|parsed| self.contains(&parsed))
-    }
-
-    /// Whether a parsed origin is in the set, in any spelling.
-    fn contains(&self, origin: &ParsedOrigin<'_>) -> bool {
-        if !self.exact.is_empty() {
-            if let Some(canonical) = origin.canonical {
-                if self.exact.contains(canonical) {
-                    return true;
-                }
-            } else {
-                let mut buf = [0u8; MAX_ORIGIN_LEN];
-                if let Some(normalized) = origin.normalize_into(&mut buf)
-                    && self.exact.contains(normalized)
-                {
-                    return true;
-                }
+        let Some(origin) = parse_request(input) else {
+            return false;
+        };
+        // An origin in normal form is its own canonical spelling, looked up just above; any
+        // other spelling of an exact origin is found by its normal form.
+        if origin.canonical.is_none() && !self.exact.is_empty() {
+            let mut buf = [0u8; MAX_ORIGIN_LEN];
+            if origin
+                .normalize_into(&mut buf)
+                .is_some_and(|normalized| self.exact.contains(normalized))
+            {
+                return true;
             }
         }
-        self.patterns.iter().any(|p| p.matches(origin))
+        self.patterns.iter().any(|p| p.matches(&origin))
     }
 }
 
@@ -514,16 +509,22 @@ impl CapturedOrigin {
     }
 
     pub(crate) fn from_lines(lines: Lines<'_>) -> Self {
-        match lines {
-            Lines::Absent => Self::default(),
-            Lines::One(value) => Self {
-                value: Some(value.clone()),
-                several: false,
-            },
-            Lines::Several(first) => Self {
-                value: Some(first.clone()),
-                several: true,
-            },
+        let (value, several) = match lines {
+            Lines::Absent => (None, false),
+            Lines::One(value) => (Some(value), false),
+            Lines::Several(first) => (Some(first), true),
+        };
+        Self {
+            value: value.cloned(),
+            several,
+        }
+    }
+
+    pub(crate) fn lines(&self) -> Lines<'_> {
+        match (&self.value, self.several) {
+            (None, _) => Lines::Absent,
+            (Some(value), false) => Lines::One(value),
+            (Some(first), true) => Lines::Several(first),
         }
     }
 
@@ -535,16 +536,6 @@ impl CapturedOrigin {
     /// The request's origin when it had exactly one `Origin` header line.
     pub fn value(&self) -> Option<&HeaderValue> {
         self.value.as_ref().filter(|_| !self.several)
-    }
-}
-
-impl CapturedOrigin {
-    pub(crate) fn lines(&self) -> Lines<'_> {
-        match (&self.value, self.several) {
-            (None, _) => Lines::Absent,
-            (Some(value), false) => Lines::One(value),
-            (Some(first), true) => Lines::Several(first),
-        }
     }
 }
 
