@@ -193,19 +193,10 @@ impl CorsPolicy {
         if private_network {
             preflight_vary.push(VARY_PRIVATE_NETWORK);
         }
-        let preflight_vary = VaryNames::new(&preflight_vary);
-        let preflight_headers = prebuilt_preflight(
-            varies_by_origin,
-            credentials,
-            &methods,
-            &headers,
-            max_age.as_ref(),
-            preflight_vary.as_ref(),
-        );
         let origin_vary = VaryNames::new(&[VARY_ORIGIN]).ok_or_else(|| {
             CorsConfigError::new("origin", None, "internal error building `Vary`".to_owned())
         })?;
-        Ok(CorsPolicy {
+        let mut policy = CorsPolicy {
             origin,
             credentials,
             methods,
@@ -217,10 +208,12 @@ impl CorsPolicy {
             rejected_status,
             star: HeaderValue::from_static("*"),
             true_value: HeaderValue::from_static("true"),
-            preflight_vary,
-            preflight_headers,
+            preflight_vary: VaryNames::new(&preflight_vary),
+            preflight_headers: HeaderMap::new(),
             origin_vary,
-        })
+        };
+        policy.preflight_headers = policy.prebuilt_preflight();
+        Ok(policy)
     }
 
     /// Not CORS (no `Origin` header), an actual CORS request, or a preflight (`OPTIONS` with
@@ -365,20 +358,7 @@ impl CorsPolicy {
                 }
             }
         } else {
-            response.insert(ACCESS_CONTROL_ALLOW_ORIGIN, allow_origin);
-            if self.credentials {
-                response.insert(ACCESS_CONTROL_ALLOW_CREDENTIALS, self.true_value.clone());
-            }
-            response.insert(ACCESS_CONTROL_ALLOW_METHODS, allow_methods);
-            if let Some(allow_headers) = allow_headers {
-                response.insert(ACCESS_CONTROL_ALLOW_HEADERS, allow_headers);
-            }
-            if let Some(max_age) = &self.max_age {
-                response.insert(ACCESS_CONTROL_MAX_AGE, max_age.clone());
-            }
-            if let Some(vary) = &self.preflight_vary {
-                vary.apply(response);
-            }
+            self.insert_preflight(allow_origin, allow_methods, allow_headers, response);
         }
         if private_network {
             response.insert(
@@ -386,6 +366,57 @@ impl CorsPolicy {
                 self.true_value.clone(),
             );
         }
+    }
+
+    /// Inserts the headers of an allowed preflight but `-Allow-Private-Network`, `Vary`
+    /// included: the one place that says what such an answer carries, for a response map and for
+    /// the prebuilt answer alike.
+    fn insert_preflight(
+        &self,
+        allow_origin: HeaderValue,
+        allow_methods: HeaderValue,
+        allow_headers: Option<HeaderValue>,
+        response: &mut HeaderMap,
+    ) {
+        response.insert(ACCESS_CONTROL_ALLOW_ORIGIN, allow_origin);
+        if self.credentials {
+            response.insert(ACCESS_CONTROL_ALLOW_CREDENTIALS, self.true_value.clone());
+        }
+        response.insert(ACCESS_CONTROL_ALLOW_METHODS, allow_methods);
+        if let Some(allow_headers) = allow_headers {
+            response.insert(ACCESS_CONTROL_ALLOW_HEADERS, allow_headers);
+        }
+        if let Some(max_age) = &self.max_age {
+            response.insert(ACCESS_CONTROL_MAX_AGE, max_age.clone());
+        }
+        if let Some(vary) = &self.preflight_vary {
+            vary.apply(response);
+        }
+    }
+
+    /// The headers of an allowed preflight answer, built once: every value that does not depend
+    /// on the request, and a placeholder where one does (which
+    /// [`write_preflight`](CorsPolicy::write_preflight) always replaces or removes).
+    fn prebuilt_preflight(&self) -> HeaderMap {
+        let placeholder = HeaderValue::from_static("");
+        // Without a dependence on the origin, the policy allows any origin with `*`.
+        let allow_origin = if self.varies_by_origin() {
+            placeholder.clone()
+        } else {
+            self.star.clone()
+        };
+        let allow_methods = self
+            .methods
+            .fixed_value()
+            .unwrap_or_else(|| placeholder.clone());
+        let allow_headers = if self.headers.varies_by_request() {
+            Some(placeholder)
+        } else {
+            self.headers.fixed_value()
+        };
+        let mut map = HeaderMap::new();
+        self.insert_preflight(allow_origin, allow_methods, allow_headers, &mut map);
+        map
     }
 
     /// Adds the CORS headers of an actual response (`Access-Control-Allow-Origin`,
@@ -499,49 +530,4 @@ fn set_prebuilt(map: &mut HeaderMap, name: HeaderName, value: HeaderValue) {
     } else {
         map.insert(name, value);
     }
-}
-
-/// The headers of an allowed preflight answer, built once: every value that does not depend on
-/// the request, and a placeholder where one does (which [`CorsPolicy::write_preflight`] always
-/// replaces or removes). `Access-Control-Allow-Private-Network`, sent only when asked for, is not
-/// in it.
-fn prebuilt_preflight(
-    varies_by_origin: bool,
-    credentials: bool,
-    methods: &CompiledMethods,
-    headers: &CompiledHeaders,
-    max_age: Option<&HeaderValue>,
-    vary: Option<&VaryNames>,
-) -> HeaderMap {
-    let placeholder = HeaderValue::from_static("");
-    let mut map = HeaderMap::new();
-    // Without a dependence on the origin, the policy allows any origin with `*`.
-    let allow_origin = if varies_by_origin {
-        placeholder.clone()
-    } else {
-        HeaderValue::from_static("*")
-    };
-    map.insert(ACCESS_CONTROL_ALLOW_ORIGIN, allow_origin);
-    if credentials {
-        map.insert(
-            ACCESS_CONTROL_ALLOW_CREDENTIALS,
-            HeaderValue::from_static("true"),
-        );
-    }
-    map.insert(
-        ACCESS_CONTROL_ALLOW_METHODS,
-        methods.fixed_value().unwrap_or_else(|| placeholder.clone()),
-    );
-    if headers.varies_by_request() {
-        map.insert(ACCESS_CONTROL_ALLOW_HEADERS, placeholder);
-    } else if let Some(value) = headers.fixed_value() {
-        map.insert(ACCESS_CONTROL_ALLOW_HEADERS, value);
-    }
-    if let Some(max_age) = max_age {
-        map.insert(ACCESS_CONTROL_MAX_AGE, max_age.clone());
-    }
-    if let Some(vary) = vary {
-        vary.apply(&mut map);
-    }
-    map
 }
