@@ -78,7 +78,7 @@ pub enum BuildError {
         /// The method, where the options are route- or controller-level.
         method: Option<String>,
         /// The error of `cors-core`, which names the option.
-        source: Box<cors_core::CorsConfigError>,
+        source: Box<cors_axum_core::CorsConfigError>,
     },
 }
 

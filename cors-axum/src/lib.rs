@@ -1,41 +1,5 @@
-//! A module system and a CORS/OPTIONS module for [axum].
-//!
-//! Controllers are `impl` blocks marked [`#[controller]`](controller) whose handlers carry
-//! [`#[route]`](route); modules declared with [`rest_root_module!`] group controllers, providers
-//! and imports, and build a plain [`axum::Router`]. Importing [`CorsModule`] into a module gives
-//! every path of that module an `OPTIONS` route and CORS handling on all of its routes.
-//!
-//! ```
-//! use cors_axum::prelude::*;
-//!
-//! pub struct HelloController;
-//!
-//! #[controller]
-//! impl HelloController {
-//!     #[route("GET", "hello")]
-//!     async fn hello(ctx: RequestContext) -> Response {
-//!         ctx.send("hello\n")
-//!     }
-//! }
-//!
-//! rest_root_module! {
-//!     pub struct AppModule {
-//!         imports: [CorsModule::with_opts(CorsOptions::new().origin("https://example.com"))],
-//!         controllers: [HelloController],
-//!     }
-//! }
-//!
-//! # fn main() -> Result<(), cors_axum::BuildError> {
-//! let router: axum::Router = AppModule::router()?;
-//! let routes = AppModule::routes()?;
-//! assert_eq!(routes.len(), 2); // GET /hello and the generated OPTIONS /hello
-//! # drop(router);
-//! # Ok(())
-//! # }
-//! ```
-//!
-//! See the [`guide`] for modules, providers, configuration levels and cookies.
-#![cfg_attr(docsrs, feature(doc_auto_cfg))]
+#![doc = include_str!("../README.md")]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 // The macros name `::cors_axum::__private`; this lets the crate's own tests and doctests use them.
 #[allow(unused_extern_crates)]
@@ -64,9 +28,9 @@ pub use module::{
 pub use provider::{Inject, InjectRejection, ProviderBuilder};
 pub use table::{RouteInfo, RouteTable};
 
-/// The framework-independent CORS engine, re-exported from `cors-core`.
-pub use cors_core as core;
-pub use cors_core::{
+/// The framework-independent CORS engine, re-exported from `cors-axum-core`.
+pub use cors_axum_core as engine;
+pub use cors_axum_core::{
     AllowHeaders, AllowMethods, AllowOrigin, CorsConfigError, CorsOptions, CorsPolicy,
     ExposeHeaders, MaxAge, PreflightStatus, RejectedPreflight,
 };
@@ -82,26 +46,26 @@ pub use cors_core::{
 /// injection), so that `&self` methods of its controller can be routes.
 ///
 /// Paths use axum's syntax: `{id}` for a parameter and `{*rest}` for a wildcard.
-pub use cors_macros::controller;
+pub use cors_axum_macros::controller;
 /// Alias of [`rest_root_module!`] for feature modules, which are imported by other modules.
-pub use cors_macros::feature_module;
+pub use cors_axum_macros::feature_module;
 /// Declares a module: `imports`, `controllers` and `providers_per_rou`.
 ///
 /// The module gets `router()` (an [`axum::Router`]), `routes()` (a [`RouteTable`]) and
 /// `application()`; every module can also be imported by another one.
-pub use cors_macros::rest_root_module;
+pub use cors_axum_macros::rest_root_module;
 /// Alias of [`rest_root_module!`], spelled as in the original framework.
-pub use cors_macros::restRootModule;
+pub use cors_axum_macros::restRootModule;
 /// Declares a route inside a [`#[controller]`](controller) `impl` block.
 ///
 /// `#[route("GET")]`, `#[route("POST", "items/{id}")]`, optionally with
 /// `providers = [..]` or `cors = CorsOptions::new()...` for route-level values.
 /// On its own, outside a controller, it is a compile error.
-pub use cors_macros::route;
+pub use cors_axum_macros::route;
 
 pub mod guide {
     //! The user guide.
-    #![doc = include_str!("../../docs/GUIDE.md")]
+    #![doc = include_str!("../docs/GUIDE.md")]
 }
 
 /// Everything a controller or module file usually needs.

@@ -133,7 +133,7 @@ impl IntoProviders for ProviderBuilder {
 
 /// The providers for `cors = ..` in `#[controller]` and `#[route]`.
 #[doc(hidden)]
-pub fn cors_providers(options: cors_core::CorsOptions) -> ProviderBuilder {
+pub fn cors_providers(options: cors_axum_core::CorsOptions) -> ProviderBuilder {
     ProviderBuilder::new().use_value(options)
 }
 

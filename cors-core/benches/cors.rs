@@ -3,7 +3,7 @@
 //! same trivial inner `service_fn` returning an empty response, called with
 //! `ServiceExt::oneshot` and polled once (both complete without waiting).
 //!
-//! Run with `cargo bench -p cors-core`.
+//! Run with `cargo bench -p cors-axum-core`.
 
 use std::convert::Infallible;
 use std::future::Future;
@@ -13,7 +13,7 @@ use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
-use cors_core::{
+use cors_axum_core::{
     CapturedOrigin, CorsOptions, CorsPolicy, CorsRequest, RequestKind, ResponseCredentials,
 };
 use criterion::{BatchSize, Criterion, criterion_group};
@@ -236,16 +236,16 @@ const CASES: [(&str, MakeRequest); 3] = [
 
 fn bench(c: &mut Criterion) {
     let tower_http = tower_http_service();
-    let cors_core = cors_core_service();
+    let cors_axum_core = cors_core_service();
     check(&tower_http);
-    check(&cors_core);
+    check(&cors_axum_core);
 
     for (name, make_request) in CASES {
         let mut group = c.benchmark_group(name);
         group.bench_function("cors-core", |b| {
             b.iter_batched(
                 make_request,
-                |request| black_box(drive(&cors_core, request)),
+                |request| black_box(drive(&cors_axum_core, request)),
                 BatchSize::SmallInput,
             );
         });

@@ -14,7 +14,7 @@ use crate::header_list::{self, HeaderListError, HeaderListSummary};
 /// at most 64 names and 4 KiB; a longer or malformed list gets a rejected preflight.
 ///
 /// ```
-/// use cors_core::AllowHeaders;
+/// use cors_axum_core::AllowHeaders;
 ///
 /// let _ = AllowHeaders::mirror_request(); // the default
 /// let _ = AllowHeaders::list(["content-type", "x-requested-with"]);

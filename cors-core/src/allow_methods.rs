@@ -13,7 +13,7 @@ use crate::header_list::is_token;
 /// `POST` and the other standard methods before sending them).
 ///
 /// ```
-/// use cors_core::AllowMethods;
+/// use cors_axum_core::AllowMethods;
 /// use http::Method;
 ///
 /// let _ = AllowMethods::route(); // the default: the methods the route answers

@@ -29,7 +29,7 @@ type Predicate = Arc<dyn Fn(&HeaderValue) -> bool + Send + Sync + 'static>;
 /// [`CorsOptions::allow_null_origin(true)`](crate::CorsOptions::allow_null_origin).
 ///
 /// ```
-/// use cors_core::AllowOrigin;
+/// use cors_axum_core::AllowOrigin;
 ///
 /// let _ = AllowOrigin::any();
 /// let _ = AllowOrigin::exact("https://example.com");

@@ -10,7 +10,7 @@ use std::fmt;
 /// option and says how to fix it:
 ///
 /// ```
-/// use cors_core::{CorsOptions, CorsPolicy};
+/// use cors_axum_core::{CorsOptions, CorsPolicy};
 ///
 /// let err = CorsPolicy::from_options(&CorsOptions::new().origin("https://example.com/")).unwrap_err();
 /// assert_eq!(err.field(), "origin");

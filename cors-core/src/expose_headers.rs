@@ -10,7 +10,7 @@ use crate::header_list;
 /// response header, sent on actual (non-preflight) responses. None by default.
 ///
 /// ```
-/// use cors_core::ExposeHeaders;
+/// use cors_axum_core::ExposeHeaders;
 ///
 /// let _ = ExposeHeaders::list(["x-request-id", "content-disposition"]);
 /// let _: ExposeHeaders = "*".into(); // the same as `any()`

@@ -14,7 +14,7 @@
 //!    [`CorsPolicy::answer_preflight`] or [`CorsPolicy::actual_captured`].
 //!
 //! ```
-//! use cors_core::{CorsOptions, CorsPolicy, RequestKind, ResponseCredentials};
+//! use cors_axum_core::{CorsOptions, CorsPolicy, RequestKind, ResponseCredentials};
 //! use http::{HeaderMap, HeaderValue, Method};
 //!
 //! let policy = CorsPolicy::for_route(
@@ -44,13 +44,13 @@
 //! assert!(!policy.actual(&request, &mut response, ResponseCredentials::Policy).origin_allowed);
 //! assert!(response.get("access-control-allow-origin").is_none());
 //! assert_eq!(response["vary"], "Origin");
-//! # Ok::<(), cors_core::CorsConfigError>(())
+//! # Ok::<(), cors_axum_core::CorsConfigError>(())
 //! ```
 //!
 //! The default policy allows any origin with `*`:
 //!
 //! ```
-//! use cors_core::{CorsOptions, CorsPolicy, ResponseCredentials};
+//! use cors_axum_core::{CorsOptions, CorsPolicy, ResponseCredentials};
 //! use http::{HeaderMap, HeaderValue};
 //!
 //! let policy = CorsPolicy::from_options(&CorsOptions::new())?;
@@ -68,18 +68,19 @@
 //! assert_eq!(response["access-control-allow-origin"], "https://anywhere.example");
 //! assert_eq!(response["access-control-allow-credentials"], "true");
 //! assert_eq!(response["vary"], "Origin");
-//! # Ok::<(), cors_core::CorsConfigError>(())
+//! # Ok::<(), cors_axum_core::CorsConfigError>(())
 //! ```
 //!
 //! Misconfigurations are refused when compiling:
 //!
 //! ```
-//! use cors_core::{CorsOptions, CorsPolicy};
+//! use cors_axum_core::{CorsOptions, CorsPolicy};
 //!
 //! let err = CorsPolicy::from_options(&CorsOptions::new().credentials(true)).unwrap_err();
 //! assert_eq!(err.field(), "credentials");
 //! assert!(err.to_string().starts_with("invalid CORS option `credentials`: `credentials(true)` cannot be combined with any origin"));
 //! ```
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod allow_headers;
 mod allow_methods;

@@ -15,7 +15,7 @@ use crate::CorsConfigError;
 /// preflight for 5 s.
 ///
 /// ```
-/// use cors_core::MaxAge;
+/// use cors_axum_core::MaxAge;
 /// use std::time::Duration;
 ///
 /// let _: MaxAge = 600.into();

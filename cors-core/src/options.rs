@@ -26,7 +26,7 @@ use crate::{AllowHeaders, AllowMethods, AllowOrigin, ExposeHeaders, MaxAge};
 ///
 /// ```
 /// # #[cfg(feature = "serde")] {
-/// use cors_core::{CorsOptions, CorsPolicy};
+/// use cors_axum_core::{CorsOptions, CorsPolicy};
 ///
 /// let options: CorsOptions = serde_json::from_str(r#"{
 ///     "origin": ["https://example.com", "https://*.example.com"],
@@ -146,7 +146,7 @@ impl CorsOptions {
     /// Field-by-field merge: every field set in `more_specific` wins, others come from `self`.
     ///
     /// ```
-    /// use cors_core::CorsOptions;
+    /// use cors_axum_core::CorsOptions;
     ///
     /// let module = CorsOptions::new().origin("https://example.com").max_age(600);
     /// let route = CorsOptions::new().credentials(true);

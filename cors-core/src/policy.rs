@@ -67,7 +67,7 @@ pub struct ActualOutcome {
 /// Cheap to share: wrap it in an `Arc` and use it from every request.
 ///
 /// ```
-/// use cors_core::{CorsOptions, CorsPolicy, RequestKind};
+/// use cors_axum_core::{CorsOptions, CorsPolicy, RequestKind};
 /// use http::{HeaderMap, HeaderValue, Method, StatusCode};
 ///
 /// let policy = CorsPolicy::for_route(
@@ -90,7 +90,7 @@ pub struct ActualOutcome {
 /// assert_eq!(response["access-control-allow-headers"], "content-type");
 /// assert_eq!(response["access-control-max-age"], "600");
 /// assert_eq!(response["vary"], "Origin, Access-Control-Request-Headers");
-/// # Ok::<(), cors_core::CorsConfigError>(())
+/// # Ok::<(), cors_axum_core::CorsConfigError>(())
 /// ```
 #[derive(Clone, Debug)]
 pub struct CorsPolicy {
@@ -446,7 +446,7 @@ impl CorsPolicy {
     /// [`CorsRequest::capture_origin`] or [`CapturedOrigin::from_headers`]), then answer with it.
     ///
     /// ```
-    /// use cors_core::{CapturedOrigin, CorsOptions, CorsPolicy, ResponseCredentials};
+    /// use cors_axum_core::{CapturedOrigin, CorsOptions, CorsPolicy, ResponseCredentials};
     /// use http::{HeaderMap, HeaderValue};
     ///
     /// let policy = CorsPolicy::from_options(&CorsOptions::new().origin("https://example.com"))?;
@@ -457,7 +457,7 @@ impl CorsPolicy {
     /// let mut response = HeaderMap::new();
     /// policy.actual_captured(&origin, &mut response, ResponseCredentials::Policy);
     /// assert_eq!(response["access-control-allow-origin"], "https://example.com");
-    /// # Ok::<(), cors_core::CorsConfigError>(())
+    /// # Ok::<(), cors_axum_core::CorsConfigError>(())
     /// ```
     pub fn actual_captured(
         &self,

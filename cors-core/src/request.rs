@@ -42,7 +42,7 @@ impl<'a> Lines<'a> {
 /// [`CorsPolicy::preflight`](crate::CorsPolicy::preflight) looks some up twice.
 ///
 /// ```
-/// use cors_core::{CorsOptions, CorsPolicy, CorsRequest, RequestKind};
+/// use cors_axum_core::{CorsOptions, CorsPolicy, CorsRequest, RequestKind};
 /// use http::{HeaderMap, HeaderValue, Method};
 ///
 /// let policy = CorsPolicy::from_options(&CorsOptions::new().origin("https://example.com"))?;
@@ -59,7 +59,7 @@ impl<'a> Lines<'a> {
 /// let request = CorsRequest::new(&Method::PUT, &headers);
 /// assert_eq!(request.kind(), RequestKind::Actual);
 /// assert_eq!(request.capture_origin().value().unwrap(), "https://example.com");
-/// # Ok::<(), cors_core::CorsConfigError>(())
+/// # Ok::<(), cors_axum_core::CorsConfigError>(())
 /// ```
 #[derive(Clone, Copy, Debug)]
 pub struct CorsRequest<'a> {

@@ -6,7 +6,7 @@
 
 use std::alloc::System;
 
-use cors_core::{
+use cors_axum_core::{
     AllowHeaders, CapturedOrigin, CorsOptions, CorsPolicy, CorsRequest, RequestKind,
     ResponseCredentials,
 };

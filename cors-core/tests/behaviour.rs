@@ -1,6 +1,6 @@
 //! The Fetch rules the engine implements, request by request (DESIGN.md section 2).
 
-use cors_core::{
+use cors_axum_core::{
     AllowHeaders, AllowMethods, AllowOrigin, CorsOptions, CorsPolicy, PreflightStatus,
     RejectedPreflight, RequestKind, ResponseCredentials,
 };
@@ -768,7 +768,7 @@ fn prebuilt_and_inserted_preflights_agree() {
     for options in &policies {
         let policy = CorsPolicy::for_route(options, &ROUTE).unwrap();
         for headers in &requests {
-            let request = cors_core::CorsRequest::new(&Method::OPTIONS, headers);
+            let request = cors_axum_core::CorsRequest::new(&Method::OPTIONS, headers);
             let mut fresh = HeaderMap::new();
             let outcome = policy.answer_preflight(&request, &mut fresh);
             let mut reserved = HeaderMap::with_capacity(16);

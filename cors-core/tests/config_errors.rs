@@ -1,9 +1,11 @@
 //! Every misconfiguration is refused when compiling, with a message naming the option and the fix.
 
-use cors_core::{AllowHeaders, AllowMethods, AllowOrigin, CorsOptions, CorsPolicy, ExposeHeaders};
+use cors_axum_core::{
+    AllowHeaders, AllowMethods, AllowOrigin, CorsOptions, CorsPolicy, ExposeHeaders,
+};
 use std::time::Duration;
 
-fn err(options: CorsOptions) -> cors_core::CorsConfigError {
+fn err(options: CorsOptions) -> cors_axum_core::CorsConfigError {
     CorsPolicy::from_options(&options).expect_err("options must be refused")
 }
 

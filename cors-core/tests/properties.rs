@@ -1,6 +1,6 @@
 //! Properties that must hold for every request.
 
-use cors_core::{
+use cors_axum_core::{
     AllowHeaders, AllowMethods, AllowOrigin, CapturedOrigin, CorsOptions, CorsPolicy, CorsRequest,
     RequestKind, ResponseCredentials,
 };

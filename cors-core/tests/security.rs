@@ -1,6 +1,6 @@
 //! Hostile origins against exact, list and pattern policies: only the genuine origin is granted.
 
-use cors_core::{CorsOptions, CorsPolicy, ResponseCredentials};
+use cors_axum_core::{CorsOptions, CorsPolicy, ResponseCredentials};
 use http::{HeaderMap, HeaderValue};
 
 fn policy() -> CorsPolicy {
@@ -217,7 +217,7 @@ fn over_long_origins_are_refused() {
 #[test]
 fn null_needs_opt_in_even_with_mirror() {
     let mirror = CorsPolicy::from_options(
-        &CorsOptions::new().origin(cors_core::AllowOrigin::mirror_request()),
+        &CorsOptions::new().origin(cors_axum_core::AllowOrigin::mirror_request()),
     )
     .unwrap();
     assert!(!granted(&mirror, &[b"null"]));

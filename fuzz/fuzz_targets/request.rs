@@ -4,7 +4,7 @@
 
 use std::sync::OnceLock;
 
-use cors_core::{
+use cors_axum_core::{
     AllowHeaders, AllowMethods, AllowOrigin, CapturedOrigin, CorsOptions, CorsPolicy, CorsRequest,
     RequestKind, ResponseCredentials,
 };

@@ -7,7 +7,7 @@ use std::task::{Context, Poll};
 
 use axum::body::Body;
 use axum::response::Response;
-use cors_core::{
+use cors_axum_core::{
     CorsConfigError, CorsOptions, CorsPolicy, CorsRequest, RequestKind, ResponseCredentials,
 };
 use http::{Method, Request};

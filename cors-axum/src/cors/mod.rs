@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use axum::response::IntoResponse;
-use cors_core::{CorsOptions, CorsPolicy};
+use cors_axum_core::{CorsOptions, CorsPolicy};
 use http::{HeaderValue, Method, StatusCode, header};
 
 pub(crate) use layer::PathCors;

@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex, MutexGuard, Once, PoisonError};
 use axum::extract::FromRequestParts;
 use axum::response::{IntoResponse, Response};
 use cookie::{Cookie, SameSite};
-use cors_core::CapturedOrigin;
+use cors_axum_core::CapturedOrigin;
 use http::request::Parts;
 use http::{HeaderMap, HeaderValue, StatusCode, header};
 
