@@ -1,32 +1,37 @@
-//! Building a router of 10,000 routes: the module system against plain axum building the same
-//! routes, and the same with `CorsModule` imported.
+//! Building a router of 10,000 paths with `GET` and `POST` each: the module system against
+//! plain axum building the same routes, and, with CORS, `CorsModule` against plain axum with a
+//! hand-written `OPTIONS` route per path and one tower-http `CorsLayer`.
 //!
 //! `cargo bench -p cors-axum --bench router_build`
 
+use std::any::TypeId;
 use std::hint::black_box;
 
 use axum::Router;
-use axum::routing::{MethodRouter, get};
-use cors_axum::__private::RouteRegistration;
-use cors_axum::{Application, Controller, CorsModule, Module, ModuleDefinition};
+use axum::routing::{MethodRouter, get, options, post};
+use cors_axum::__private::{ControllerRef, Guards, ModuleDefinition, Needs, RouteDef};
+use cors_axum::{Application, CorsModule, Module};
 use criterion::{Criterion, criterion_group};
+use http::Method;
 
-const ROUTES: usize = 10_000;
+const PATHS: usize = 10_000;
 
 struct BenchController;
 
-impl Controller for BenchController {
-    const NAME: &'static str = "BenchController";
-}
-
 struct BenchModule {
     cors: bool,
+    routes: &'static [RouteDef<()>],
 }
 
 impl Module for BenchModule {
-    fn definition(&self) -> ModuleDefinition {
-        let definition =
-            ModuleDefinition::new::<BenchModule>("BenchModule").controller::<BenchController>();
+    fn definition(&self) -> ModuleDefinition<()> {
+        let definition = ModuleDefinition::new::<BenchModule>("BenchModule").controller_ref(
+            ControllerRef::from_parts(
+                TypeId::of::<BenchController>(),
+                "BenchController",
+                self.routes,
+            ),
+        );
         if self.cors {
             definition.import(CorsModule)
         } else {
@@ -39,89 +44,107 @@ async fn handler() -> &'static str {
     "ok"
 }
 
-fn method_router() -> MethodRouter {
+fn get_route(_: Guards<()>) -> MethodRouter {
     get(handler)
 }
 
+fn post_route(_: Guards<()>) -> MethodRouter {
+    post(handler)
+}
+
+fn no_needs(_: &mut Needs) {}
+
 fn paths() -> Vec<&'static str> {
-    (0..ROUTES)
+    (0..PATHS)
         .map(|i| &*Box::leak(format!("/resource{}/item{}", i / 100, i).into_boxed_str()))
         .collect()
 }
 
-fn registrations(paths: &[&'static str]) -> Vec<RouteRegistration> {
-    paths
+/// The routes `#[controller]` would declare: `GET` and `POST` on every path.
+fn routes(paths: &[&'static str]) -> &'static [RouteDef<()>] {
+    let routes: Vec<RouteDef<()>> = paths
         .iter()
-        .map(|path| RouteRegistration {
-            controller: cors_axum::__private::type_id_of::<BenchController>,
-            controller_name: BenchController::NAME,
-            method: "GET",
-            path,
-            handler: "handler",
-            method_router,
-            controller_providers: None,
-            route_providers: None,
+        .flat_map(|path| {
+            [
+                (Method::GET, get_route as fn(Guards<()>) -> MethodRouter),
+                (Method::POST, post_route),
+            ]
+            .map(|(method, method_router)| RouteDef {
+                method,
+                path,
+                handler: "handler",
+                method_router,
+                guards: &[],
+                providers: None,
+                needs: no_needs,
+            })
         })
-        .collect()
+        .collect();
+    Box::leak(routes.into_boxed_slice())
+}
+
+fn plain(paths: &[&'static str]) -> Router {
+    let mut router = Router::new();
+    for path in paths {
+        router = router.route(path, get(handler).post(handler));
+    }
+    router
+}
+
+/// Plain axum with what `CorsModule` gives: an `OPTIONS` route per path, and CORS.
+fn plain_with_tower_http(paths: &[&'static str]) -> Router {
+    let mut router = Router::new();
+    for path in paths {
+        router = router.route(
+            path,
+            get(handler).post(handler).merge(options(|| async { "" })),
+        );
+    }
+    router.layer(
+        tower_http::cors::CorsLayer::new()
+            .allow_origin(tower_http::cors::Any)
+            .allow_methods([Method::GET, Method::POST]),
+    )
+}
+
+fn modules(routes: &'static [RouteDef<()>], cors: bool) -> Application {
+    Application::build(BenchModule { cors, routes }).expect("builds")
 }
 
 fn router_build(c: &mut Criterion) {
     let paths = paths();
-    let registrations = registrations(&paths);
-    let mut group = c.benchmark_group("build 10k routes");
+    let routes = routes(&paths);
+    let mut group = c.benchmark_group("build 10k paths, GET and POST");
     group.sample_size(20);
-    group.bench_function("plain axum", |b| {
-        b.iter(|| {
-            let mut router: Router = Router::new();
-            for path in &paths {
-                router = router.route(path, get(handler));
-            }
-            black_box(router)
-        });
-    });
+    group.bench_function("plain axum", |b| b.iter(|| black_box(plain(&paths))));
     group.bench_function("cors-axum modules", |b| {
-        b.iter(|| {
-            let app =
-                Application::build_from(BenchModule { cors: false }.definition(), &registrations)
-                    .expect("builds");
-            black_box(app)
-        });
+        b.iter(|| black_box(modules(routes, false)))
+    });
+    group.bench_function("plain axum + OPTIONS routes + tower-http CorsLayer", |b| {
+        b.iter(|| black_box(plain_with_tower_http(&paths)))
     });
     group.bench_function("cors-axum modules + CorsModule", |b| {
-        b.iter(|| {
-            let app =
-                Application::build_from(BenchModule { cors: true }.definition(), &registrations)
-                    .expect("builds");
-            black_box(app)
-        });
+        b.iter(|| black_box(modules(routes, true)))
     });
     group.finish();
 }
 
-/// `ROUTER_BUILD_ONCE=setup|plain|modules|cors` builds once and exits, for instruction counts under
-/// `valgrind --tool=callgrind`, which the noise of a shared machine does not move.
+/// `ROUTER_BUILD_ONCE=setup|plain|modules|tower-http|cors` builds once and exits, for
+/// instruction counts under `valgrind --tool=callgrind`, which the noise of a shared machine
+/// does not move.
 fn build_once(which: &str) {
     let paths = paths();
-    let registrations = registrations(&paths);
+    let routes = routes(&paths);
     match which {
-        "plain" => {
-            let mut router: Router = Router::new();
-            for path in &paths {
-                router = router.route(path, get(handler));
-            }
-            drop(black_box(router));
-        }
         // Only the setup above, to subtract from the others.
         "setup" => {}
-        "modules" | "cors" => {
-            let module = BenchModule {
-                cors: which == "cors",
-            };
-            black_box(
-                Application::build_from(module.definition(), &registrations).expect("builds"),
-            );
+        "plain" => drop(black_box(plain(&paths))),
+        "tower-http" => drop(black_box(plain_with_tower_http(&paths))),
+        "modules" => drop(black_box(modules(routes, false))),
+        "cors" => drop(black_box(modules(routes, true))),
+        other => {
+            panic!("ROUTER_BUILD_ONCE={other}: expected setup, plain, modules, tower-http or cors")
         }
-        other => panic!("ROUTER_BUILD_ONCE={other}: expected setup, plain, modules or cors"),
     }
 }
 

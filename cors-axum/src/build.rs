@@ -2,70 +2,56 @@
 
 use std::any::TypeId;
 use std::borrow::Cow;
-use std::collections::HashMap;
 use std::collections::hash_map::Entry;
+use std::collections::{HashMap, HashSet};
+use std::convert::Infallible;
+use std::ops::Range;
 use std::sync::{Arc, OnceLock};
 
 use axum::Router;
-use http::Method;
+use axum::extract::Request;
+use axum::response::IntoResponse;
+use axum::routing::{MethodRouter, Route};
+use cors_axum_core::CorsOptions;
+use tower_layer::Layer;
+use tower_service::Service;
 
-use crate::controller::{METHOD_ORDER, RouteRegistration, method_rank};
+use crate::controller::{ControllerEntry, ControllerRef, RouteDef, method_rank};
+use crate::cors::{CorsImport, RoutePolicy};
+use crate::cors::{CorsLayer, CorsRoute, ModuleCors, ModuleCorsPaths, NotFound, PathCors};
 use crate::error::BuildError;
-use crate::module::{
-    Module, ModuleDefinition, ModuleHook, ModuleRoutes, PathRoutes, RouteEntry, Step,
-};
-use crate::provider::{ProviderBuilder, ProviderLayer};
-use crate::table::{RouteInfo, RouteTable};
+use crate::guard::{Guard, GuardFn, Guards};
+use crate::module::{ImportKind, Module, ModuleDefinition, PathLayer, path_layer};
+use crate::provider::{ProviderBuilder, ProviderLayer, ProviderScope};
+use crate::table::{RouteCors, RouteInfo, RouteTable};
+use crate::wiring::Needs;
 
 /// A built application: the axum [`Router`] and its [`RouteTable`].
 #[derive(Debug)]
-pub struct Application {
-    router: Router,
+pub struct Application<S = ()> {
+    router: Router<S>,
     /// In mounting order; sorted when first read, so that `router()` alone never sorts.
     unsorted: RouteTable,
     routes: OnceLock<RouteTable>,
 }
 
-impl Application {
-    /// Builds the application of `root` from the routes that `#[controller]` registered.
+impl<S: Clone + Send + Sync + 'static> Application<S> {
+    /// Builds the application of `root`, with nothing provided at run time.
     ///
     /// Every conflict that would make axum panic (the same method and path twice, overlapping
-    /// path parameters, invalid paths) and every invalid CORS configuration is returned as a
-    /// [`BuildError`] instead.
-    pub fn build<M: Module>(root: &M) -> Result<Self, BuildError> {
-        Self::build_from(root.definition(), inventory::iter::<RouteRegistration>)
-    }
-
-    /// Builds from an explicit set of registrations (benchmarks and tests).
-    #[doc(hidden)]
-    pub fn build_from<'r>(
-        root: ModuleDefinition,
-        registrations: impl IntoIterator<Item = &'r RouteRegistration>,
-    ) -> Result<Self, BuildError> {
-        let mut index: HashMap<TypeId, Vec<&'r RouteRegistration>> = HashMap::new();
-        for registration in registrations {
-            index
-                .entry((registration.controller)())
-                .or_default()
-                .push(registration);
-        }
-        let mut builder = Builder {
-            index,
-            router: Some(Router::new()),
-            table: RouteTable::default(),
-            owners: None,
-            conflicts: matchit::Router::new(),
-        };
-        builder.visit(root, "", &mut Vec::new())?;
-        Ok(Application {
-            router: builder.router.unwrap_or_default(),
-            unsorted: builder.table,
-            routes: OnceLock::new(),
-        })
+    /// path parameters, invalid paths), every invalid CORS configuration and every missing
+    /// provider is returned as a [`BuildError`] instead.
+    pub fn build<M: Module<S>>(root: M) -> Result<Self, BuildError> {
+        ApplicationBuilder::new(root).build()
     }
 
     /// The router, to serve or to combine with other axum routers and layers.
-    pub fn into_router(self) -> Router {
+    ///
+    /// Layers added to it with `Router::layer` run before the CORS handling: an authentication
+    /// layer added there rejects preflights (which browsers send without credentials) and its
+    /// rejections carry no CORS headers. Add such layers with `layers: [..]` in a module, on a
+    /// controller or route, or with [`ApplicationBuilder::layer`], where they run inside it.
+    pub fn into_router(self) -> Router<S> {
         self.router
     }
 
@@ -76,7 +62,7 @@ impl Application {
     }
 
     /// The router and the route table.
-    pub fn into_parts(self) -> (Router, RouteTable) {
+    pub fn into_parts(self) -> (Router<S>, RouteTable) {
         let routes = match self.routes.into_inner() {
             Some(sorted) => sorted,
             None => self.unsorted.into_sorted(),
@@ -85,26 +71,198 @@ impl Application {
     }
 }
 
-struct Builder<'r> {
-    index: HashMap<TypeId, Vec<&'r RouteRegistration>>,
-    /// `None` only while a route is being added: `Router::route` takes the router by value.
-    router: Option<Router>,
-    table: RouteTable,
-    /// Where each path's routes start and end in `table`; built only once a second module
-    /// mounts routes, since paths are distinct within one module.
-    owners: Option<HashMap<Arc<str>, std::ops::Range<usize>>>,
-    /// Paths with parameters or wildcards, to find the conflicts axum would panic on.
-    conflicts: matchit::Router<()>,
+/// Builds an [`Application`] from its root module, with values, guards and layers known only
+/// at run time; made by `AppModule::builder()`.
+///
+/// ```
+/// use axum::middleware::{self, Next};
+/// use axum::extract::Request;
+/// use cors_axum::prelude::*;
+///
+/// #[derive(Clone)]
+/// pub struct Settings { pub greeting: String }
+///
+/// pub struct HelloController;
+///
+/// #[controller]
+/// impl HelloController {
+///     #[route("GET")]
+///     async fn hello(Inject(settings): Inject<Settings>) -> String {
+///         settings.greeting
+///     }
+/// }
+///
+/// rest_root_module! {
+///     pub struct AppModule {
+///         imports: [CorsModule],
+///         controllers: [HelloController],
+///     }
+/// }
+///
+/// async fn log(request: Request, next: Next) -> Response {
+///     next.run(request).await
+/// }
+///
+/// let greeting = std::env::var("GREETING").unwrap_or_else(|_| "hello".to_owned());
+/// let router: axum::Router = AppModule::builder()
+///     .provide(Settings { greeting })
+///     .layer(middleware::from_fn(log))
+///     .router()
+///     .unwrap();
+/// # drop(router);
+/// ```
+#[must_use]
+pub struct ApplicationBuilder<S: 'static = ()> {
+    root: Box<dyn Module<S>>,
+    providers: ProviderBuilder,
+    guards: Vec<GuardFn<S>>,
+    layers: Vec<PathLayer<S>>,
 }
 
-impl Builder<'_> {
-    /// Builds `module` and its imports; returns the hooks it applies to its importer.
+impl<S: 'static> std::fmt::Debug for ApplicationBuilder<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ApplicationBuilder")
+            .field("providers", &self.providers)
+            .field("guards", &self.guards.len())
+            .field("layers", &self.layers.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl<S: Clone + Send + Sync + 'static> ApplicationBuilder<S> {
+    /// The builder of the application whose root module is `root`.
+    pub fn new(root: impl Module<S>) -> Self {
+        Self {
+            root: Box::new(root),
+            providers: ProviderBuilder::new(),
+            guards: Vec::new(),
+            layers: Vec::new(),
+        }
+    }
+
+    /// Provides `value` to every route of the application, through [`Inject<T>`]; a module,
+    /// controller or route that provides a value of the same type wins.
+    ///
+    /// [`Inject<T>`]: crate::Inject
+    pub fn provide<T: Clone + Send + Sync + 'static>(mut self, value: T) -> Self {
+        self.providers = self.providers.use_value(value);
+        self
+    }
+
+    /// Adds guard `G` before the handler of every route, ahead of the modules' guards.
+    pub fn guard<G: Guard<S>>(mut self) -> Self {
+        self.guards.push(G::check);
+        self
+    }
+
+    /// Adds `layer` around every route of the application, outside the modules' layers and
+    /// inside the CORS handling: preflights are answered before it runs, and its rejections
+    /// carry the CORS headers.
+    pub fn layer<L>(mut self, layer: L) -> Self
+    where
+        L: Layer<Route> + Clone + Send + Sync + 'static,
+        L::Service: Service<Request> + Clone + Send + Sync + 'static,
+        <L::Service as Service<Request>>::Response: IntoResponse + 'static,
+        <L::Service as Service<Request>>::Error: Into<Infallible> + 'static,
+        <L::Service as Service<Request>>::Future: Send + 'static,
+    {
+        self.layers.push(path_layer(layer));
+        self
+    }
+
+    /// Builds the application. See [`Application::build`] for the errors.
+    pub fn build(self) -> Result<Application<S>, BuildError> {
+        let root = self.root.definition();
+        let root_crate = crate_of(root.type_name);
+        let mut builder = Builder {
+            router: Some(Router::new()),
+            table: RouteTable::default(),
+            owners: HashMap::new(),
+            conflicts: matchit::Router::new(),
+            providers: self.providers,
+            no_guards: Guards::from(Vec::new()),
+            listed: HashSet::new(),
+        };
+        // The application's layers are outermost: last in the list, which runs inner to outer.
+        let mut layers = self.layers;
+        layers.reverse();
+        let inherited = Inherited {
+            cors: None,
+            guards: self.guards,
+            layers,
+        };
+        let root_cors = builder.visit(root, "", &inherited, &mut Vec::new())?;
+        let mut router = builder
+            .router
+            .take()
+            .expect("the router is put back after each route");
+        if let Some(cors) = root_cors.filter(ModuleCors::is_enabled) {
+            let fallback = PathCors {
+                default: RoutePolicy::Enabled {
+                    policy: Box::new(cors.fallback_policy()?),
+                    passthrough: false,
+                },
+                by_method: Vec::new(),
+            };
+            router =
+                router.fallback_service(CorsLayer::for_path(Arc::new(fallback)).layer(NotFound));
+        }
+        builder.report_unlisted(root_crate);
+        Ok(Application {
+            router,
+            unsorted: builder.table,
+            routes: OnceLock::new(),
+        })
+    }
+
+    /// Builds the application and returns its router.
+    pub fn router(self) -> Result<Router<S>, BuildError> {
+        self.build().map(Application::into_router)
+    }
+}
+
+/// What a module passes on to the modules it imports.
+struct Inherited<S: 'static> {
+    cors: Option<ModuleCors>,
+    /// Most general first: the order they run in.
+    guards: Vec<GuardFn<S>>,
+    /// Innermost first: the order they are applied in.
+    layers: Vec<PathLayer<S>>,
+}
+
+struct Builder<S: 'static> {
+    /// `None` only while a route is being added: `Router::route` takes the router by value.
+    router: Option<Router<S>>,
+    table: RouteTable,
+    /// Where each path's routes are in `table` (contiguous per path).
+    owners: HashMap<Arc<str>, Range<usize>>,
+    /// Paths with parameters or wildcards, to find the conflicts axum would panic on.
+    conflicts: matchit::Router<()>,
+    /// The application's providers ([`ApplicationBuilder::provide`]).
+    providers: ProviderBuilder,
+    /// Shared by every route without guards.
+    no_guards: Guards<S>,
+    /// The controllers listed by the modules.
+    listed: HashSet<TypeId>,
+}
+
+/// One route of a module, with its full path.
+struct Collected<'m, S: 'static> {
+    path: Cow<'m, str>,
+    def: &'m RouteDef<S>,
+    controller: &'m ControllerRef<S>,
+    controller_providers: Option<&'m ProviderBuilder>,
+}
+
+impl<S: Clone + Send + Sync + 'static> Builder<S> {
+    /// Builds `module` and its imports; returns the CORS that covers it.
     fn visit(
         &mut self,
-        module: ModuleDefinition,
+        module: ModuleDefinition<S>,
         prefix: &str,
+        inherited: &Inherited<S>,
         stack: &mut Vec<(TypeId, &'static str)>,
-    ) -> Result<Vec<Arc<dyn ModuleHook>>, BuildError> {
+    ) -> Result<Option<ModuleCors>, BuildError> {
         if let Some(at) = stack.iter().position(|(id, _)| *id == module.type_id) {
             let mut chain: Vec<_> = stack[at..].iter().map(|(_, name)| *name).collect();
             chain.push(module.name);
@@ -112,39 +270,56 @@ impl Builder<'_> {
         }
         stack.push((module.type_id, module.name));
 
-        let mut hooks: Vec<Arc<dyn ModuleHook>> = Vec::new();
+        let mut own_cors: Option<CorsImport> = None;
+        let mut imports = Vec::new();
         for import in module.imports {
-            let child_prefix = join_paths(prefix, &import.prefix)?;
-            for hook in self.visit(import.module.definition(), &child_prefix, stack)? {
-                if hooks.iter().any(|h| h.name() == hook.name()) {
-                    return Err(BuildError::DuplicateHook {
-                        module: module.name,
-                        hook: hook.name(),
-                    });
+            match import.kind {
+                ImportKind::Cors(cors) => {
+                    if own_cors.replace(cors).is_some() {
+                        return Err(BuildError::CorsModuleTwice {
+                            module: module.name,
+                        });
+                    }
                 }
-                hooks.push(hook);
+                ImportKind::Module(child, _) => imports.push((import.prefix, child)),
             }
         }
+        let cors = ModuleCors::resolve(module.name, own_cors, inherited.cors.as_ref())?;
+        let mut guards = inherited.guards.clone();
+        guards.extend(module.guards);
+        let mut layers = module.layers;
+        layers.extend(inherited.layers.iter().cloned());
+        let passed_on = Inherited {
+            cors,
+            guards,
+            layers,
+        };
 
-        let mut routes =
-            self.collect_routes(module.name, prefix, &module.controllers, module.providers)?;
-        for hook in &hooks {
-            hook.apply(&mut routes)?;
+        self.mount_module(
+            module.name,
+            prefix,
+            &module.controllers,
+            &module.providers,
+            &passed_on,
+        )?;
+        for (child_prefix, child) in imports {
+            let child_prefix = join_paths(prefix, &child_prefix)?;
+            self.visit(child.definition(), &child_prefix, &passed_on, stack)?;
         }
-        self.mount(routes)?;
 
         stack.pop();
-        Ok(module.importer_hooks)
+        Ok(passed_on.cors)
     }
 
-    /// Groups the routes of a module's own controllers by full path.
-    fn collect_routes(
-        &self,
+    /// Builds and mounts the routes of one module's own controllers, path by path.
+    fn mount_module(
+        &mut self,
         module: &'static str,
         prefix: &str,
-        controllers: &[crate::controller::ControllerRef],
-        providers: ProviderBuilder,
-    ) -> Result<ModuleRoutes, BuildError> {
+        controllers: &[ControllerRef<S>],
+        providers: &ProviderBuilder,
+        scope: &Inherited<S>,
+    ) -> Result<(), BuildError> {
         for (i, controller) in controllers.iter().enumerate() {
             if controllers[..i]
                 .iter()
@@ -155,196 +330,337 @@ impl Builder<'_> {
                     controller: controller.name,
                 });
             }
+            self.listed.insert(controller.type_id);
         }
-
-        let count = controllers
-            .iter()
-            .filter_map(|c| self.index.get(&c.type_id))
-            .map(Vec::len)
-            .sum();
-        let mut routes: Vec<(Cow<'_, str>, &RouteRegistration)> = Vec::with_capacity(count);
-        for controller in controllers {
-            for registration in self.index.get(&controller.type_id).into_iter().flatten() {
-                if !METHOD_ORDER.contains(&registration.method) {
-                    return Err(BuildError::InvalidMethod {
-                        method: registration.method.to_owned(),
-                        route: format!(
-                            "{}::{}",
-                            registration.controller_name, registration.handler
-                        ),
-                    });
-                }
-                routes.push((join_route_path(prefix, registration.path)?, registration));
-            }
-        }
-        // Group by path without sorting every route: paths keep registration order, which is
-        // fixed for a given binary, and the route table is sorted when it is read.
-        let mut slots: HashMap<&str, usize> = HashMap::with_capacity(routes.len());
-        let mut groups: Vec<(&str, Vec<&RouteRegistration>)> = Vec::with_capacity(routes.len());
-        for (path, registration) in &routes {
-            match slots.entry(path) {
-                Entry::Occupied(slot) => groups[*slot.get()].1.push(registration),
-                Entry::Vacant(slot) => {
-                    slot.insert(groups.len());
-                    groups.push((path, vec![registration]));
-                }
-            }
-        }
-
-        let mut paths = Vec::with_capacity(groups.len());
-        for (path, mut group) in groups {
-            validate_path(path)?;
-            // Registry order is not defined: sort, so that a duplicate is reported the same
-            // way every time, naming both routes.
-            group.sort_by_key(|r| (method_rank(r.method), r.controller_name, r.handler));
-            for pair in group.windows(2) {
-                if pair[0].method == pair[1].method {
-                    return Err(BuildError::DuplicateRoute {
-                        method: pair[0].method.to_owned(),
-                        path: path.to_owned(),
-                        first: describe(module, pair[0]),
-                        second: describe(module, pair[1]),
-                    });
-                }
-            }
-            paths.push(build_path(path, group.into_iter(), &providers));
-        }
-
-        Ok(ModuleRoutes {
-            module,
-            providers,
-            paths,
-        })
-    }
-
-    /// Adds a module's routes to the router, after the checks on which axum would panic.
-    fn mount(&mut self, module: ModuleRoutes) -> Result<(), BuildError> {
-        if module.paths.is_empty() {
+        if controllers.iter().all(|c| c.routes.is_empty()) {
             return Ok(());
         }
-        if self.owners.is_none() && !self.table.is_empty() {
-            self.owners = Some(self.index_paths());
-        }
-        self.table
-            .routes
-            .reserve(module.paths.iter().map(|p| p.routes.len()).sum());
-        for path in module.paths {
-            if let Some(owners) = &mut self.owners {
-                if let Some(range) = owners.get(&path.path) {
-                    return Err(two_modules(
-                        &self.table.routes[range.clone()],
-                        module.module,
-                        &path,
-                    ));
+        let controller_providers: Vec<Option<ProviderBuilder>> = controllers
+            .iter()
+            .map(|c| c.providers.map(|f| f()))
+            .collect();
+
+        // Group by path without sorting every route: paths keep registration order, which is
+        // fixed for a given binary, and the route table is sorted when it is read.
+        let mut slots: HashMap<Cow<'_, str>, usize> = HashMap::new();
+        let mut groups: Vec<Vec<Collected<'_, S>>> = Vec::new();
+        for (controller, controller_providers) in controllers.iter().zip(&controller_providers) {
+            for def in controller.routes {
+                let path = join_route_path(prefix, def.path)?;
+                let route = Collected {
+                    path: path.clone(),
+                    def,
+                    controller,
+                    controller_providers: controller_providers.as_ref(),
+                };
+                match slots.entry(path) {
+                    Entry::Occupied(slot) => groups[*slot.get()].push(route),
+                    Entry::Vacant(slot) => {
+                        slot.insert(groups.len());
+                        groups.push(vec![route]);
+                    }
                 }
-                let start = self.table.len();
-                owners.insert(path.path.clone(), start..start + path.routes.len());
             }
-            // The router reports conflicts only between paths with parameters or wildcards;
-            // equal static paths were found above.
-            if path.path.contains('{') {
-                self.conflicts
-                    .insert(&*path.path, ())
-                    .map_err(|e| BuildError::PathConflict {
-                        path: path.path.to_string(),
-                        reason: e.to_string(),
-                    })?;
+        }
+
+        let mut cors = match &scope.cors {
+            Some(cors) if cors.is_enabled() => {
+                let paths = ModuleCorsPaths::new(module, cors, providers.get::<CorsOptions>())?;
+                paths.is_enabled().then_some(paths)
             }
-            self.table
-                .routes
-                .extend(path.routes.iter().map(|r| RouteInfo {
-                    method: r.method.clone(),
-                    path: path.path.clone(),
-                    module: module.module,
-                    controller: r.controller,
-                    handler: r.handler,
-                }));
-            let (path, method_router) = path.into_method_router();
-            let router = self.router.take().unwrap_or_default();
-            self.router = Some(router.route(&path, method_router));
+            _ => None,
+        };
+        let uncovered = match &scope.cors {
+            Some(_) => RouteCors::Off(crate::table::CorsLevel::Module),
+            None => RouteCors::None,
+        };
+        let module_scope = self.scope(providers, None, None);
+        let module_guards: Option<Guards<S>> =
+            (!scope.guards.is_empty()).then(|| scope.guards.clone().into());
+
+        for mut group in groups {
+            let path: Arc<str> = Arc::from(&*group[0].path);
+            validate_path(&path)?;
+            // Declaration order is not meaningful: sort, so that a duplicate is reported the same
+            // way every time, naming both routes.
+            group.sort_by_key(|r| (method_rank(&r.def.method), r.controller.name, r.def.handler));
+            for pair in group.windows(2) {
+                if pair[0].def.method == pair[1].def.method {
+                    return Err(BuildError::DuplicateRoute {
+                        method: pair[0].def.method.to_string(),
+                        path: path.to_string(),
+                        first: describe(module, &pair[0]),
+                        second: describe(module, &pair[1]),
+                    });
+                }
+            }
+
+            let mut method_router: Option<MethodRouter<S>> = None;
+            let mut needs = Vec::with_capacity(group.len());
+            for route in &group {
+                let route_providers = route.def.providers.map(|f| f());
+                let need = Needs::of(route.def.needs);
+                for (type_id, type_name) in &need.injected {
+                    let provided = [
+                        route_providers.as_ref(),
+                        route.controller_providers,
+                        Some(providers),
+                        Some(&self.providers),
+                    ]
+                    .into_iter()
+                    .flatten()
+                    .any(|p| p.provides(*type_id));
+                    if !provided {
+                        return Err(BuildError::MissingProvider {
+                            route: format!("{} {path}", route.def.method),
+                            handler: describe(module, route),
+                            module,
+                            type_name,
+                        });
+                    }
+                }
+                let guards = match (&module_guards, route.def.guards.is_empty()) {
+                    (None, true) => self.no_guards.clone(),
+                    (Some(module_guards), true) => module_guards.clone(),
+                    (_, false) => scope
+                        .guards
+                        .iter()
+                        .chain(route.def.guards)
+                        .copied()
+                        .collect(),
+                };
+                let mut built = (route.def.method_router)(guards);
+                let route_scope = match (route.controller_providers, &route_providers) {
+                    (None, None) => module_scope.clone(),
+                    (controller, route) => self.scope(providers, controller, route.as_ref()),
+                };
+                if let Some(route_scope) = route_scope {
+                    built = built.layer(ProviderLayer(route_scope));
+                }
+                method_router = Some(match method_router {
+                    Some(earlier) => earlier.merge(built),
+                    None => built,
+                });
+                let cors_options =
+                    |p: Option<&ProviderBuilder>| p.and_then(|p| p.get::<CorsOptions>().cloned());
+                needs.push((
+                    need.cors_service,
+                    cors_options(route.controller_providers),
+                    cors_options(route_providers.as_ref()),
+                ));
+            }
+            let mut method_router = method_router.expect("a path group holds at least one route");
+            for layer in &scope.layers {
+                method_router = layer(method_router);
+            }
+
+            let mut coverage = vec![uncovered.clone(); group.len()];
+            let mut generated = None;
+            if let Some(cors) = &mut cors {
+                let routes: Vec<CorsRoute<'_>> = group
+                    .iter()
+                    .zip(&needs)
+                    .map(
+                        |(route, (_, controller_options, route_options))| CorsRoute {
+                            method: &route.def.method,
+                            controller: route.controller.name,
+                            handler: route.def.handler,
+                            controller_options: controller_options.as_ref(),
+                            route_options: route_options.as_ref(),
+                        },
+                    )
+                    .collect();
+                let compiled = cors.path::<S>(&path, &routes)?;
+                coverage = compiled.coverage;
+                if let Some(options_route) = compiled.options_route {
+                    // Merged after the modules' layers: the generated route is the CORS
+                    // module's own, which no authentication stands in front of.
+                    method_router = method_router.merge(options_route);
+                    generated = Some(cors.module_coverage());
+                }
+                method_router = method_router.layer(compiled.layer);
+            }
+            for ((route, (cors_service, ..)), covered) in group.iter().zip(&needs).zip(&coverage) {
+                if *cors_service && !matches!(covered, RouteCors::From { .. }) {
+                    return Err(BuildError::CorsServiceWithoutCors {
+                        route: format!("{} {path}", route.def.method),
+                        handler: describe(module, route),
+                        module,
+                    });
+                }
+            }
+
+            let mut rows: Vec<RouteInfo> = group
+                .iter()
+                .zip(coverage)
+                .map(|(route, cors)| RouteInfo {
+                    method: route.def.method.clone(),
+                    path: path.clone(),
+                    module,
+                    controller: route.controller.name,
+                    handler: route.def.handler,
+                    cors,
+                })
+                .collect();
+            if let Some(cors) = generated {
+                rows.push(RouteInfo {
+                    method: http::Method::OPTIONS,
+                    path: path.clone(),
+                    module,
+                    controller: "CorsModule",
+                    handler: "options",
+                    cors,
+                });
+            }
+            self.mount(module, path, rows, method_router)?;
         }
         Ok(())
     }
 
-    /// The paths mounted so far, with their routes in the table (contiguous per path).
-    fn index_paths(&self) -> HashMap<Arc<str>, std::ops::Range<usize>> {
-        let mut owners: HashMap<Arc<str>, std::ops::Range<usize>> = HashMap::new();
-        for (i, route) in self.table.routes.iter().enumerate() {
-            owners
-                .entry(route.path.clone())
-                .and_modify(|range| range.end = i + 1)
-                .or_insert(i..i + 1);
+    /// The providers a route sees, most general first: the application's, its module's, its
+    /// controller's, its own; `None` when there are none.
+    fn scope(
+        &self,
+        module: &ProviderBuilder,
+        controller: Option<&ProviderBuilder>,
+        route: Option<&ProviderBuilder>,
+    ) -> Option<ProviderScope> {
+        let layers = [Some(&self.providers), Some(module), controller, route];
+        if layers.iter().flatten().all(|p| p.is_empty()) {
+            return None;
         }
-        owners
+        let mut scope = ProviderBuilder::new();
+        for layer in layers.into_iter().flatten() {
+            scope.extend(layer.clone());
+        }
+        Some(scope.into_scope())
     }
+
+    /// Adds one path's routes to the router, after the checks on which axum would panic.
+    fn mount(
+        &mut self,
+        module: &'static str,
+        path: Arc<str>,
+        rows: Vec<RouteInfo>,
+        method_router: MethodRouter<S>,
+    ) -> Result<(), BuildError> {
+        let start = self.table.len();
+        match self.owners.entry(path.clone()) {
+            Entry::Occupied(owner) => {
+                return Err(two_modules(
+                    &self.table.routes[owner.get().clone()],
+                    module,
+                    &rows,
+                ));
+            }
+            Entry::Vacant(slot) => {
+                slot.insert(start..start + rows.len());
+            }
+        }
+        // The router reports conflicts only between paths with parameters or wildcards; equal
+        // static paths were found above.
+        if path.contains('{')
+            && let Err(error) = self.conflicts.insert(&*path, ())
+        {
+            return Err(self.conflict(&path, &rows, error));
+        }
+        self.table.routes.extend(rows);
+        let router = self
+            .router
+            .take()
+            .expect("the router is put back after each route");
+        self.router = Some(router.route(&path, method_router));
+        Ok(())
+    }
+
+    /// The error for a path the router cannot add.
+    fn conflict(&self, path: &str, rows: &[RouteInfo], error: matchit::InsertError) -> BuildError {
+        let handler = rows.first().map(RouteInfo::describe).unwrap_or_default();
+        match error {
+            matchit::InsertError::Conflict { with } => {
+                let other_handler = self
+                    .owners
+                    .get(with.as_str())
+                    .and_then(|range| self.table.routes.get(range.start))
+                    .map(RouteInfo::describe)
+                    .unwrap_or_default();
+                BuildError::PathConflict {
+                    path: path.to_owned(),
+                    handler,
+                    other_path: with,
+                    other_handler,
+                }
+            }
+            matchit::InsertError::InvalidParamSegment => BuildError::InvalidPath {
+                path: path.to_owned(),
+                reason: "a segment holds at most one parameter, after any static text, as in \
+                         `/files/v{version}`"
+                    .to_owned(),
+            },
+            matchit::InsertError::InvalidCatchAll => BuildError::InvalidPath {
+                path: path.to_owned(),
+                reason: "a wildcard `{*name}` must be the last segment".to_owned(),
+            },
+            _ => BuildError::InvalidPath {
+                path: path.to_owned(),
+                reason: "parameters are written `{name}`, and braces in text `{{` and `}}`"
+                    .to_owned(),
+            },
+        }
+    }
+
+    /// Logs the controllers of the root module's crate that no module lists: their routes are
+    /// not served, which is easy to miss.
+    fn report_unlisted(&self, root_crate: &str) {
+        if !tracing::enabled!(tracing::Level::DEBUG) {
+            return;
+        }
+        for entry in inventory::iter::<ControllerEntry> {
+            if crate_of(entry.module_path) == root_crate
+                && !self.listed.contains(&(entry.type_id)())
+            {
+                tracing::debug!(
+                    controller = entry.name,
+                    module_path = entry.module_path,
+                    "controller is not listed in the `controllers` of any module of this application"
+                );
+            }
+        }
+    }
+}
+
+/// The crate of a type or module path.
+fn crate_of(path: &str) -> &str {
+    path.split("::").next().unwrap_or(path)
 }
 
 /// The error for a path that a second module serves too: the same route twice (naming both)
 /// or one path in two modules.
-fn two_modules(first: &[RouteInfo], module: &'static str, path: &PathRoutes) -> BuildError {
-    let clash = path.routes.iter().find_map(|later| {
+fn two_modules(first: &[RouteInfo], module: &'static str, rows: &[RouteInfo]) -> BuildError {
+    let clash = rows.iter().find_map(|later| {
         first
             .iter()
             .find(|earlier| earlier.method == later.method)
             .map(|earlier| (earlier, later))
     });
+    let path = rows.first().map(|r| r.path.to_string()).unwrap_or_default();
     match clash {
         Some((earlier, later)) => BuildError::DuplicateRoute {
             method: later.method.to_string(),
-            path: path.path.to_string(),
-            first: format!(
-                "{}::{}::{}",
-                earlier.module, earlier.controller, earlier.handler
-            ),
-            second: format!("{module}::{}", later.describe()),
+            path,
+            first: earlier.describe(),
+            second: later.describe(),
         },
         None => BuildError::PathInTwoModules {
-            path: path.path.to_string(),
+            path,
             first: first.first().map_or("?", |r| r.module),
             second: module,
         },
     }
 }
 
-/// Builds the method router of one path from its (sorted, distinct) registrations.
-fn build_path<'r>(
-    path: &str,
-    registrations: impl ExactSizeIterator<Item = &'r RouteRegistration>,
-    module: &ProviderBuilder,
-) -> PathRoutes {
-    let mut steps = Vec::with_capacity(registrations.len());
-    let mut routes = Vec::with_capacity(registrations.len());
-    for registration in registrations {
-        let controller_providers = registration.controller_providers.map(|f| Arc::new(f()));
-        let route_providers = registration.route_providers.map(|f| Arc::new(f()));
-        let more_specific: Vec<&ProviderBuilder> = controller_providers
-            .iter()
-            .chain(route_providers.iter())
-            .map(|p| &**p)
-            .collect();
-        let providers = (!module.is_empty() || more_specific.iter().any(|p| !p.is_empty()))
-            .then(|| ProviderLayer(module.overlaid(&more_specific).into_scope()));
-        steps.push(Step::Registered(registration.method_router, providers));
-        routes.push(RouteEntry {
-            method: Method::from_bytes(registration.method.as_bytes()).unwrap_or(Method::GET),
-            controller: registration.controller_name,
-            handler: registration.handler,
-            controller_providers,
-            route_providers,
-        });
-    }
-    PathRoutes {
-        path: path.into(),
-        routes,
-        steps,
-    }
-}
-
-fn describe(module: &str, registration: &RouteRegistration) -> String {
-    format!(
-        "{module}::{}::{}",
-        registration.controller_name, registration.handler
-    )
+fn describe<S>(module: &str, route: &Collected<'_, S>) -> String {
+    format!("{module}::{}::{}", route.controller.name, route.def.handler)
 }
 
 /// Joins a prefix and a path: `("/api", "users")` gives `/api/users`; `("", "")` gives `/`.
@@ -423,7 +739,7 @@ mod tests {
 
     #[test]
     fn static_paths_never_conflict_with_parameter_paths_in_the_router() {
-        // `finish` checks only paths with parameters for conflicts; this is what makes that
+        // `mount` checks only paths with parameters for conflicts; this is what makes that
         // sound: the router accepts every static path beside any parameter or wildcard path.
         let dynamic = [
             "/{id}",

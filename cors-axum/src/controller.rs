@@ -1,23 +1,37 @@
-//! Controllers and the route registry filled by `#[controller]`.
+//! Controllers: what `#[controller]` generates for a type, and the registry of controllers.
 
 use std::any::TypeId;
 
 use axum::extract::FromRequestParts;
 use axum::routing::MethodRouter;
+use http::Method;
 
+use crate::guard::{GuardFn, Guards};
 use crate::provider::ProviderBuilder;
+use crate::wiring::Needs;
 
-/// A type whose `impl` block is marked `#[controller]`.
+/// A type whose `impl` block is marked [`#[controller]`](crate::controller), for modules whose
+/// state is `S`.
 ///
-/// Implemented by the macro; listed in the `controllers: [..]` of a module.
+/// Implemented by the macro, never by hand; listed in the `controllers: [..]` of a module. A
+/// controller without `state = ..` is a controller for every state; one declared with
+/// `#[controller(state = AppState)]` belongs in modules declared with `state: AppState`.
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` is not a controller",
-    label = "listed in `controllers`, but it has no `#[controller]` impl block",
-    note = "add `#[controller]` to an `impl {Self}` block whose methods carry `#[route(..)]`"
+    message = "`{Self}` is not a controller of this module",
+    label = "listed in `controllers`, but it has no `#[controller]` impl block for this module's state",
+    note = "add `#[controller]` to an `impl {Self}` block whose methods carry `#[route(..)]`; a controller \
+            declared with `#[controller(state = T)]` goes in a module declared with `state: T`"
 )]
-pub trait Controller: 'static {
+pub trait Controller<S: 'static = ()>: 'static {
     /// The controller's name as written in the source, for route tables and errors.
+    #[doc(hidden)]
     const NAME: &'static str;
+    /// Its routes.
+    #[doc(hidden)]
+    const ROUTES: &'static [RouteDef<S>];
+    /// Its controller-level providers (`providers = [..]`, `cors = ..`).
+    #[doc(hidden)]
+    const PROVIDERS: Option<fn() -> ProviderBuilder>;
 }
 
 /// A controller that is built per request from its fields (constructor injection).
@@ -27,53 +41,78 @@ pub trait Controller: 'static {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` has `&self` routes, so it must be built per request",
     label = "`{Self}` is not built from the request",
-    note = "add `#[controller]` to the struct `{Self}` so that its fields are injected per request"
+    note = "add `#[controller]` to the struct `{Self}` so that its fields are injected per request; \
+            if the impl block declares `state = T`, the struct takes the same `state = T`"
 )]
-pub trait ControllerInstance: FromRequestParts<()> {}
+pub trait ControllerInstance<S>: FromRequestParts<S> {}
 
 // Not recommended, so that a missing impl is reported with the message above rather than as a
 // missing `FromRequestParts` with a list of every extractor.
 #[diagnostic::do_not_recommend]
-impl<T: FromRequestParts<()>> ControllerInstance for T {}
+impl<S, T: FromRequestParts<S>> ControllerInstance<S> for T {}
 
-/// One route as `#[controller]` registers it: constants and `fn` pointers only.
+/// One route of a controller, as `#[controller]` declares it: constants and `fn` pointers only.
 #[doc(hidden)]
-#[derive(Debug)]
-pub struct RouteRegistration {
-    /// The controller type, to match `controllers: [..]` of a module.
-    pub controller: fn() -> TypeId,
-    /// The controller's name.
-    pub controller_name: &'static str,
-    /// Upper-case method name, validated by the macro.
-    pub method: &'static str,
+pub struct RouteDef<S: 'static> {
+    /// The method.
+    pub method: Method,
     /// The path below the module: controller prefix and route path, starting with `/`.
     pub path: &'static str,
     /// The handler's name.
     pub handler: &'static str,
-    /// Builds the axum method router of this route.
-    pub method_router: fn() -> MethodRouter,
-    /// Controller-level providers.
-    pub controller_providers: Option<fn() -> ProviderBuilder>,
-    /// Route-level providers.
-    pub route_providers: Option<fn() -> ProviderBuilder>,
+    /// Builds the route's method router, with the guards that run before its handler: those of
+    /// the application and modules, then [`guards`](Self::guards).
+    pub method_router: fn(Guards<S>) -> MethodRouter<S>,
+    /// The guards of the controller, then of the route.
+    pub guards: &'static [GuardFn<S>],
+    /// Route-level providers (`providers = [..]`, `cors = ..` of `#[route]`).
+    pub providers: Option<fn() -> ProviderBuilder>,
+    /// What the handler (and the controller, for `&self` handlers) extracts that the module
+    /// must provide: `Inject<T>`, `CorsService`.
+    pub needs: fn(&mut Needs),
 }
 
-inventory::collect!(RouteRegistration);
+/// One controller in the registry: one entry per `#[controller]` impl block.
+#[doc(hidden)]
+#[derive(Debug)]
+pub struct ControllerEntry {
+    /// The controller's name.
+    pub name: &'static str,
+    /// The controller type.
+    pub type_id: fn() -> TypeId,
+    /// Where it is declared (`module_path!()`).
+    pub module_path: &'static str,
+}
+
+inventory::collect!(ControllerEntry);
 
 /// A controller listed in a module.
 #[doc(hidden)]
-#[derive(Debug, Clone, Copy)]
-pub struct ControllerRef {
+pub struct ControllerRef<S: 'static> {
     pub(crate) type_id: TypeId,
     pub(crate) name: &'static str,
+    pub(crate) routes: &'static [RouteDef<S>],
+    pub(crate) providers: Option<fn() -> ProviderBuilder>,
 }
 
-impl ControllerRef {
+impl<S: 'static> ControllerRef<S> {
     /// The reference to controller `C`.
-    pub fn of<C: Controller>() -> Self {
+    pub fn of<C: Controller<S>>() -> Self {
         Self {
             type_id: TypeId::of::<C>(),
             name: C::NAME,
+            routes: C::ROUTES,
+            providers: C::PROVIDERS,
+        }
+    }
+
+    /// A controller given by its parts (benchmarks and tests of the router build).
+    pub fn from_parts(type_id: TypeId, name: &'static str, routes: &'static [RouteDef<S>]) -> Self {
+        Self {
+            type_id,
+            name,
+            routes,
+            providers: None,
         }
     }
 }
@@ -83,15 +122,29 @@ pub fn type_id_of<T: 'static>() -> TypeId {
     TypeId::of::<T>()
 }
 
-/// The methods a route layer of axum supports, in the order `Allow` lists them.
-pub(crate) const METHOD_ORDER: [&str; 9] = [
-    "OPTIONS", "GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "TRACE", "CONNECT",
+/// The methods a route of axum can have, in the order `Allow` lists them.
+pub(crate) const METHOD_ORDER: [Method; 9] = [
+    Method::OPTIONS,
+    Method::GET,
+    Method::HEAD,
+    Method::POST,
+    Method::PUT,
+    Method::PATCH,
+    Method::DELETE,
+    Method::TRACE,
+    Method::CONNECT,
 ];
 
 /// Position of a method in [`METHOD_ORDER`], for stable sorting.
-pub(crate) fn method_rank(method: &str) -> usize {
+pub(crate) fn method_rank(method: &Method) -> usize {
     METHOD_ORDER
         .iter()
-        .position(|m| *m == method)
+        .position(|m| m == method)
         .unwrap_or(METHOD_ORDER.len())
+}
+
+/// Whether a route with method `route` answers `request`: its own method, and `HEAD` where it is
+/// `GET` (axum answers `HEAD` with the `GET` handler).
+pub(crate) fn answers(route: &Method, request: &Method) -> bool {
+    route == request || (*request == Method::HEAD && *route == Method::GET)
 }

@@ -4,7 +4,8 @@ use std::fmt;
 
 /// Why a router could not be built from its modules.
 ///
-/// Every conflict axum would panic on is reported here first, naming both sides.
+/// Every conflict axum would panic on, every invalid CORS option and every missing provider is
+/// reported here, when the router is built, naming the routes at fault and the fix.
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum BuildError {
@@ -24,8 +25,12 @@ pub enum BuildError {
     PathConflict {
         /// The path being added.
         path: String,
-        /// What it conflicts with, as the router reports it.
-        reason: String,
+        /// A handler on it, as `Module::Controller::handler`.
+        handler: String,
+        /// The path it conflicts with.
+        other_path: String,
+        /// A handler on that path.
+        other_handler: String,
     },
     /// The same path is served by two modules.
     PathInTwoModules {
@@ -43,13 +48,6 @@ pub enum BuildError {
         /// What is wrong and how to write it.
         reason: String,
     },
-    /// A route's method is not one axum can route.
-    InvalidMethod {
-        /// The method.
-        method: String,
-        /// The route, as `Controller::handler`.
-        route: String,
-    },
     /// A module lists the same controller twice.
     DuplicateController {
         /// The module.
@@ -62,23 +60,43 @@ pub enum BuildError {
         /// The modules on the cycle, the first one repeated at the end.
         chain: Vec<&'static str>,
     },
-    /// A module imports the same hook-carrying module (such as `CorsModule`) twice.
-    DuplicateHook {
+    /// A module imports `CorsModule` more than once.
+    CorsModuleTwice {
         /// The importing module.
         module: &'static str,
-        /// The hook.
-        hook: &'static str,
     },
     /// CORS options given for a module, controller or route are invalid.
     Cors {
         /// The module whose routes the options apply to.
         module: &'static str,
-        /// The path.
-        path: String,
-        /// The method, where the options are route- or controller-level.
-        method: Option<String>,
-        /// The error of `cors-core`, which names the option.
+        /// The route (`GET /items`), where the options are controller- or route-level.
+        route: Option<String>,
+        /// Where the options were given, such as ``` `CorsModule::with_opts(..)` imported by
+        /// `AppModule` ```.
+        given_in: String,
+        /// The error of the engine, which names the option and the fix.
         source: Box<cors_axum_core::CorsConfigError>,
+    },
+    /// A handler or controller field takes `Inject<T>`, and no value of `T` is provided for
+    /// its route.
+    MissingProvider {
+        /// The route, such as `GET /users`.
+        route: String,
+        /// The handler, as `Module::Controller::handler`.
+        handler: String,
+        /// The module of the route.
+        module: &'static str,
+        /// The type that is not provided.
+        type_name: &'static str,
+    },
+    /// A handler or controller field takes `CorsService` on a route without CORS.
+    CorsServiceWithoutCors {
+        /// The route, such as `GET /login`.
+        route: String,
+        /// The handler, as `Module::Controller::handler`.
+        handler: String,
+        /// The module of the route.
+        module: &'static str,
     },
 }
 
@@ -94,9 +112,17 @@ impl fmt::Display for BuildError {
                 f,
                 "route `{method} {path}` is declared twice: by `{first}` and by `{second}`"
             ),
-            Self::PathConflict { path, reason } => {
-                write!(f, "path `{path}` conflicts with another route: {reason}")
-            }
+            Self::PathConflict {
+                path,
+                handler,
+                other_path,
+                other_handler,
+            } => write!(
+                f,
+                "path `{path}` (`{handler}`) conflicts with path `{other_path}` (`{other_handler}`): \
+                 the router cannot tell which one a request is for; give the parameters of the same \
+                 segment one name, or make the paths differ in a static segment"
+            ),
             Self::PathInTwoModules {
                 path,
                 first,
@@ -107,11 +133,6 @@ impl fmt::Display for BuildError {
                  mount one of them under a prefix with `Import::at`"
             ),
             Self::InvalidPath { path, reason } => write!(f, "invalid path `{path}`: {reason}"),
-            Self::InvalidMethod { method, route } => write!(
-                f,
-                "route `{route}` has method `{method}`, which is not one of \
-                 GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS, TRACE, CONNECT"
-            ),
             Self::DuplicateController { module, controller } => write!(
                 f,
                 "module `{module}` lists controller `{controller}` twice in `controllers`"
@@ -128,21 +149,46 @@ impl fmt::Display for BuildError {
                     chain.join(" -> ")
                 )
             }
-            Self::DuplicateHook { module, hook } => {
-                write!(f, "module `{module}` imports `{hook}` more than once")
+            Self::CorsModuleTwice { module } => {
+                write!(f, "module `{module}` imports `CorsModule` more than once")
             }
+            // The cause is the `source`, printed by error reporters after this line.
             Self::Cors {
                 module,
-                path,
-                method,
-                source,
-            } => {
-                write!(f, "CORS options of module `{module}`, route `")?;
-                if let Some(method) = method {
-                    write!(f, "{method} ")?;
-                }
-                write!(f, "{path}`: {source}")
-            }
+                route: Some(route),
+                given_in,
+                ..
+            } => write!(
+                f,
+                "invalid CORS options in {given_in}, for route `{route}` of module `{module}`"
+            ),
+            Self::Cors {
+                route: None,
+                given_in,
+                ..
+            } => write!(f, "invalid CORS options in {given_in}"),
+            Self::MissingProvider {
+                route,
+                handler,
+                module,
+                type_name,
+            } => write!(
+                f,
+                "route `{route}` (`{handler}`) takes `Inject<{type_name}>`, but no value of that type is \
+                 provided for it; provide one with `providers_per_rou: [ProviderBuilder::new().use_value(..)]` \
+                 in `{module}`, with `providers = [..]` on the controller or route, or for the whole \
+                 application with `.provide(..)` on the application builder"
+            ),
+            Self::CorsServiceWithoutCors {
+                route,
+                handler,
+                module,
+            } => write!(
+                f,
+                "route `{route}` (`{handler}`) takes `CorsService`, but CORS is off for it; import \
+                 `CorsModule` into `{module}` or into a module that imports it, and do not switch it off \
+                 for this route"
+            ),
         }
     }
 }

@@ -8,63 +8,42 @@ extern crate self as cors_axum;
 mod build;
 mod context;
 mod controller;
-mod cors;
+pub mod cors;
 mod error;
+mod guard;
 mod module;
 mod provider;
 mod table;
+mod wiring;
 
-pub use build::Application;
+pub use build::{Application, ApplicationBuilder};
 pub use context::RequestContext;
-pub use controller::{Controller, ControllerInstance};
-pub use cors::{
-    CorsHandling, CorsLayer, CorsModule, CorsModuleWithOpts, CorsService, CorsServiceRejection,
-    ResponseFuture,
-};
+pub use controller::Controller;
+pub use cors::{CorsLayer, CorsModule, CorsService};
 pub use error::BuildError;
-pub use module::{
-    Import, Module, ModuleDefinition, ModuleHook, ModuleRoutes, PathRoutes, RouteEntry,
-};
-pub use provider::{Inject, InjectRejection, ProviderBuilder};
+pub use guard::Guard;
+pub use module::{Import, Module};
+pub use provider::{Inject, ProviderBuilder};
 pub use table::{RouteInfo, RouteTable};
 
 /// The framework-independent CORS engine, re-exported from `cors-axum-core`.
 pub use cors_axum_core as engine;
 pub use cors_axum_core::{
-    AllowHeaders, AllowMethods, AllowOrigin, CorsConfigError, CorsOptions, CorsPolicy,
-    ExposeHeaders, MaxAge, PreflightStatus, RejectedPreflight,
+    AllowHeaders, AllowMethods, AllowOrigin, CorsConfigError, CorsOptions, ExposeHeaders, MaxAge,
+    PreflightStatus, RejectedPreflight,
 };
 
-/// Marks an `impl` block (or the struct of a controller with injected fields) as a controller.
-///
-/// On an `impl` block it registers every method marked `#[route("METHOD")]` or
-/// `#[route("METHOD", "path")]`. Arguments: an optional path prefix (`#[controller("users")]`),
-/// `providers = [ProviderBuilder::new().use_value(..)]` for controller-level providers, and
-/// `cors = CorsOptions::new()...` as a shorthand for a controller-level `CorsOptions` provider.
-///
-/// On a struct it makes the struct an extractor whose fields are extractors (constructor
-/// injection), so that `&self` methods of its controller can be routes.
-///
-/// Paths use axum's syntax: `{id}` for a parameter and `{*rest}` for a wildcard.
-pub use cors_axum_macros::controller;
-/// Alias of [`rest_root_module!`] for feature modules, which are imported by other modules.
-pub use cors_axum_macros::feature_module;
-/// Declares a module: `imports`, `controllers` and `providers_per_rou`.
-///
-/// The module gets `router()` (an [`axum::Router`]), `routes()` (a [`RouteTable`]) and
-/// `application()`; every module can also be imported by another one.
-pub use cors_axum_macros::rest_root_module;
-/// Alias of [`rest_root_module!`], spelled as in the original framework.
-pub use cors_axum_macros::restRootModule;
-/// Declares a route inside a [`#[controller]`](controller) `impl` block.
-///
-/// `#[route("GET")]`, `#[route("POST", "items/{id}")]`, optionally with
-/// `providers = [..]` or `cors = CorsOptions::new()...` for route-level values.
-/// On its own, outside a controller, it is a compile error.
-pub use cors_axum_macros::route;
+pub use cors_axum_macros::{controller, feature_module, rest_root_module, restRootModule, route};
+
+/// The rejections of this crate's extractors, answered when a value is missing at run time.
+pub mod rejection {
+    pub use crate::cors::CorsServiceRejection;
+    pub use crate::provider::InjectRejection;
+}
 
 pub mod guide {
-    //! The user guide.
+    //! The user guide: modules, controllers, providers, guards and layers, CORS options and their
+    //! levels, cookies, errors.
     #![doc = include_str!("../docs/GUIDE.md")]
 }
 
@@ -81,10 +60,90 @@ pub mod prelude {
 #[doc(hidden)]
 pub mod __private {
     //! Items used by the code that the macros generate. Not a public API.
-    pub use crate::controller::{ControllerRef, RouteRegistration, type_id_of};
-    pub use crate::module::{IntoImport, ModuleDefinition};
-    pub use crate::provider::{IntoProviders, ProviderBuilder, cors_providers, providers_list};
-    pub use crate::{Application, BuildError, Controller, ControllerInstance, Module, RouteTable};
+    pub use crate::build::ApplicationBuilder;
+    pub use crate::controller::{
+        Controller, ControllerEntry, ControllerInstance, ControllerRef, RouteDef, type_id_of,
+    };
+    pub use crate::guard::{Guard, GuardFn, GuardFuture, Guards, guard, route};
+    pub use crate::module::{DeclaredModule, Import, IntoImport, Module, ModuleDefinition};
+    pub use crate::provider::{
+        IntoProviders, ProviderBuilder, cors_providers, cors_switch, providers_list,
+    };
+    pub use crate::wiring::{
+        DeclareFields, DeclareNeed, DeclareNoFields, DeclareNothing, FieldNeeds, Needs, Probe,
+    };
+    pub use crate::{Application, BuildError, RouteTable};
     pub use axum;
+    pub use http::Method;
     pub use inventory;
+
+    /// A field of a controller struct: an extractor of the application's state.
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` cannot be injected into a controller field",
+        label = "not an extractor",
+        note = "a controller field is an extractor, built per request: wrap a provided value in `Inject<{Self}>` \
+                (and provide it with `ProviderBuilder::new().use_value(..)`), or use an extractor such as \
+                `RequestContext`, `CorsService` or `HeaderMap`; for `State<T>`, declare the state with \
+                `#[controller(state = T)]` on the struct and on its impl block"
+    )]
+    pub trait ControllerField<S>: axum::extract::FromRequestParts<S> {}
+
+    #[diagnostic::do_not_recommend]
+    impl<S, T: axum::extract::FromRequestParts<S>> ControllerField<S> for T {}
+
+    /// Extracts one field of a controller struct.
+    pub async fn field<S: Send + Sync, T: ControllerField<S>>(
+        parts: &mut http::request::Parts,
+        state: &S,
+    ) -> Result<T, axum::response::Response> {
+        T::from_request_parts(parts, state)
+            .await
+            .map_err(axum::response::IntoResponse::into_response)
+    }
+
+    /// An argument of a handler before the last one: an extractor that leaves the body.
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` must be the last argument of the handler, or is not an extractor",
+        label = "only the last argument may read the request body",
+        note = "arguments before the last implement `axum::extract::FromRequestParts`; an extractor of the \
+                body (`String`, `Bytes`, `Json<T>`, `Form<T>`, `Request`) goes last. `#[axum::debug_handler]` \
+                under `#[route]` explains handler errors in more detail"
+    )]
+    pub trait PartsArgument<S>: axum::extract::FromRequestParts<S> {}
+
+    #[diagnostic::do_not_recommend]
+    impl<S, T: axum::extract::FromRequestParts<S>> PartsArgument<S> for T {}
+
+    /// The last argument of a handler: any extractor.
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not an extractor",
+        label = "a handler's arguments are extractors",
+        note = "implement `axum::extract::FromRequest` or `FromRequestParts` for it, or take a provided value \
+                as `Inject<{Self}>`"
+    )]
+    pub trait LastArgument<S, M>: axum::extract::FromRequest<S, M> {}
+
+    #[diagnostic::do_not_recommend]
+    impl<S, M, T: axum::extract::FromRequest<S, M>> LastArgument<S, M> for T {}
+
+    /// What a handler returns: a response.
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not a response",
+        label = "route handlers return a type implementing `IntoResponse`",
+        note = "return `Response`, `String`, `&'static str`, `Json<T>`, `(StatusCode, T)`, `Result<T, E>` with \
+                both responses, or implement `axum::response::IntoResponse` for it"
+    )]
+    pub trait HandlerOutput: axum::response::IntoResponse {}
+
+    #[diagnostic::do_not_recommend]
+    impl<T: axum::response::IntoResponse> HandlerOutput for T {}
+
+    /// Checks an argument before the last one.
+    pub const fn parts_argument<S, T: PartsArgument<S>>() {}
+
+    /// Checks the last argument.
+    pub const fn last_argument<S, M, T: LastArgument<S, M>>() {}
+
+    /// Checks the return type.
+    pub const fn handler_output<T: HandlerOutput>() {}
 }

@@ -85,6 +85,11 @@ impl ProviderBuilder {
         self.providers.is_empty()
     }
 
+    /// Whether a value of the type with `type_id` is provided.
+    pub(crate) fn provides(&self, type_id: TypeId) -> bool {
+        self.providers.iter().any(|p| p.type_id == type_id)
+    }
+
     /// The provided value of type `T`, if any.
     pub fn get<T: 'static>(&self) -> Option<&T> {
         self.providers
@@ -98,15 +103,6 @@ impl ProviderBuilder {
         for provider in other.providers {
             self.insert(provider);
         }
-    }
-
-    /// Scope of a route: `self` (less specific) overlaid by `more_specific`.
-    pub(crate) fn overlaid(&self, more_specific: &[&ProviderBuilder]) -> ProviderBuilder {
-        let mut scope = self.clone();
-        for layer in more_specific {
-            scope.extend((*layer).clone());
-        }
-        scope
     }
 
     pub(crate) fn into_scope(self) -> ProviderScope {
@@ -137,6 +133,12 @@ pub fn cors_providers(options: cors_axum_core::CorsOptions) -> ProviderBuilder {
     ProviderBuilder::new().use_value(options)
 }
 
+/// The providers for `cors = false` (or `true`) in `#[controller]` and `#[route]`.
+#[doc(hidden)]
+pub fn cors_switch(enabled: bool) -> ProviderBuilder {
+    cors_providers(cors_axum_core::CorsOptions::new().enabled(enabled))
+}
+
 /// Concatenates provider lists; later values replace earlier values of the same type.
 #[doc(hidden)]
 pub fn providers_list<const N: usize>(lists: [ProviderBuilder; N]) -> ProviderBuilder {
@@ -154,8 +156,12 @@ pub(crate) struct ProviderScope(Arc<ProviderBuilder>);
 /// Extracts a provided value (constructor or parameter injection).
 ///
 /// The value comes from the route's providers, then its controller's, then its module's
-/// `providers_per_rou`; the most specific wins. A route without such a provider answers
-/// `500 Internal Server Error` and logs which type is missing.
+/// `providers_per_rou`, then the application's ([`ApplicationBuilder::provide`]); the most
+/// specific wins. A handler or controller field that takes `Inject<T>` on a route without a
+/// provider for `T` is a [`BuildError::MissingProvider`] when the router is built.
+///
+/// [`ApplicationBuilder::provide`]: crate::ApplicationBuilder::provide
+/// [`BuildError::MissingProvider`]: crate::BuildError::MissingProvider
 ///
 /// ```
 /// use cors_axum::prelude::*;
@@ -200,6 +206,9 @@ impl<T: Clone + Send + Sync + 'static, S: Send + Sync> FromRequestParts<S> for I
 }
 
 /// The rejection of [`Inject<T>`] when no value of type `T` is provided for the route.
+///
+/// The router build checks every `Inject<T>` of handlers and controller fields, so this happens
+/// only when `Inject<T>` is extracted elsewhere, such as inside a custom extractor.
 #[derive(Debug)]
 pub struct InjectRejection {
     type_name: &'static str,

@@ -228,7 +228,7 @@ async fn route_options_override_the_controller() {
     );
 }
 
-// ---- Modules without CorsModule, user OPTIONS handlers --------------------------------------
+// ---- Imported modules, CORS switched off, user OPTIONS handlers ------------------------------
 
 struct Internal;
 
@@ -241,7 +241,23 @@ impl Internal {
 }
 
 feature_module! {
-    struct NoCorsFeature { controllers: [Internal] }
+    /// Switches off the CORS it would inherit from the module importing it.
+    struct NoCorsFeature { imports: [CorsModule::disabled()], controllers: [Internal] }
+}
+
+struct Public;
+
+#[controller("public")]
+impl Public {
+    #[route("GET")]
+    async fn get() -> &'static str {
+        "public"
+    }
+}
+
+feature_module! {
+    /// Covered by the CORS of the module importing it.
+    struct CoveredFeature { controllers: [Public] }
 }
 
 struct CustomOptions;
@@ -261,13 +277,45 @@ impl CustomOptions {
 
 rest_root_module! {
     struct Mixed {
-        imports: [CorsModule::with_opts(CorsOptions::new().origin(ORIGIN)), NoCorsFeature],
+        imports: [
+            CorsModule::with_opts(CorsOptions::new().origin(ORIGIN)),
+            NoCorsFeature,
+            Import::at("/v1", CoveredFeature),
+        ],
         controllers: [CustomOptions],
     }
 }
 
 #[tokio::test]
-async fn a_feature_module_without_cors_module_is_untouched() {
+async fn an_imported_module_is_covered_by_the_cors_of_its_importer() {
+    let router = Mixed::router().unwrap();
+    let answer = send(&router, request("GET", "/v1/public", &[("origin", ORIGIN)])).await;
+    assert_eq!(answer.body, "public");
+    assert_eq!(answer.header("access-control-allow-origin"), Some(ORIGIN));
+    let answer = send(
+        &router,
+        request("OPTIONS", "/v1/public", &preflight(ORIGIN, "GET")),
+    )
+    .await;
+    assert_eq!(answer.status, StatusCode::NO_CONTENT);
+    assert_eq!(answer.header("access-control-allow-origin"), Some(ORIGIN));
+    let table = Mixed::routes().unwrap();
+    let public: Vec<String> = table
+        .iter()
+        .filter(|r| r.path() == "/v1/public")
+        .map(|r| format!("{} {} {:?}", r.method(), r.module(), r.cors()))
+        .collect();
+    assert_eq!(
+        public,
+        [
+            "OPTIONS CoveredFeature Some(\"Mixed\")",
+            "GET CoveredFeature Some(\"Mixed\")"
+        ]
+    );
+}
+
+#[tokio::test]
+async fn a_module_importing_cors_module_disabled_is_untouched() {
     let router = Mixed::router().unwrap();
     let answer = send(&router, request("GET", "/internal", &[("origin", ORIGIN)])).await;
     assert_eq!(answer.body, "internal");
@@ -337,26 +385,89 @@ rest_root_module! {
 }
 
 #[test]
-fn invalid_options_fail_at_router_build_naming_module_route_and_field() {
+fn invalid_options_fail_at_router_build_naming_where_they_were_given() {
     let err = CredentialsWithStar::router().unwrap_err();
     let BuildError::Cors {
         module,
-        path,
+        route,
         source,
         ..
     } = &err
     else {
         panic!("{err:?}");
     };
-    assert_eq!((*module, path.as_str()), ("CredentialsWithStar", "/plain"));
+    assert_eq!((*module, route.as_deref()), ("CredentialsWithStar", None));
     assert_eq!(source.field(), "credentials");
-    assert!(err.to_string().contains("CredentialsWithStar"), "{err}");
+    assert_eq!(
+        err.to_string(),
+        "invalid CORS options in `CorsModule::with_opts(..)` imported by `CredentialsWithStar`"
+    );
+    // The cause is the error's source, printed once by reporters such as `anyhow`.
+    let source = std::error::Error::source(&err).expect("the engine's error");
+    assert!(
+        source.to_string().starts_with(
+            "invalid CORS option `credentials`: `credentials(true)` cannot be combined"
+        ),
+        "{source}"
+    );
+    assert!(!err.to_string().contains("credentials(true)"));
 
     let err = TrailingSlash::router().unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "invalid CORS options in `providers_per_rou` of `TrailingSlash`"
+    );
     let BuildError::Cors { source, .. } = &err else {
         panic!("{err:?}");
     };
     assert_eq!(source.field(), "origin");
+
+    let err = RouteLevelError::router().unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "invalid CORS options in `#[route(..)]` of `BadRoute::bad`, for route `GET /bad` of module \
+         `RouteLevelError`"
+    );
+    let err = ControllerLevelError::router().unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "invalid CORS options in `#[controller(..)]` of `BadController`, for route `GET /bad` of \
+         module `ControllerLevelError`"
+    );
+}
+
+struct BadRoute;
+
+#[controller]
+impl BadRoute {
+    #[route("GET", "bad", cors = CorsOptions::new().expose_headers(["bad header"]))]
+    async fn bad() -> &'static str {
+        "bad"
+    }
+}
+
+rest_root_module! {
+    struct RouteLevelError {
+        imports: [CorsModule],
+        controllers: [BadRoute],
+    }
+}
+
+struct BadController;
+
+#[controller(cors = CorsOptions::new().credentials(true))]
+impl BadController {
+    #[route("GET", "bad")]
+    async fn bad() -> &'static str {
+        "bad"
+    }
+}
+
+rest_root_module! {
+    struct ControllerLevelError {
+        imports: [CorsModule],
+        controllers: [BadController],
+    }
 }
 
 // ---- Bad input ------------------------------------------------------------------------------

@@ -5,6 +5,7 @@ mod common;
 
 use axum::extract::Path;
 use common::{request, send};
+use cors_axum::__private::ModuleDefinition;
 use cors_axum::prelude::*;
 use cors_axum::{BuildError, Module};
 use http::StatusCode;
@@ -115,7 +116,6 @@ feature_module! {
 rest_root_module! {
     struct RootModule {
         imports: [Import::at("/api", ItemsModule), GreetModule],
-        controllers: [MissingProvider],
     }
 }
 
@@ -193,11 +193,33 @@ async fn the_most_specific_provider_wins() {
     assert_eq!(answer.body, "route");
 }
 
+rest_root_module! {
+    /// `GreetModule` provides `Greeting` to its own routes only.
+    struct MissingProviderModule {
+        imports: [GreetModule],
+        controllers: [MissingProvider],
+    }
+}
+
 #[tokio::test]
-async fn providers_are_not_visible_outside_their_module() {
-    let router = RootModule::router().unwrap();
+async fn an_injected_type_without_a_provider_is_an_error_at_build() {
+    let err = MissingProviderModule::router().unwrap_err();
+    assert!(matches!(err, BuildError::MissingProvider { .. }), "{err:?}");
+    assert_eq!(
+        err.to_string(),
+        "route `GET /missing` (`MissingProviderModule::MissingProvider::missing`) takes \
+         `Inject<module_system::Greeting>`, but no value of that type is provided for it; provide \
+         one with `providers_per_rou: [ProviderBuilder::new().use_value(..)]` in \
+         `MissingProviderModule`, with `providers = [..]` on the controller or route, or for the \
+         whole application with `.provide(..)` on the application builder"
+    );
+    // Provided for the whole application, it is found.
+    let router = MissingProviderModule::builder()
+        .provide(Greeting("from the application"))
+        .router()
+        .unwrap();
     let answer = send(&router, request("GET", "/missing", &[])).await;
-    assert_eq!(answer.status, StatusCode::INTERNAL_SERVER_ERROR);
+    assert_eq!(answer.body, "from the application");
 }
 
 #[test]
@@ -226,7 +248,6 @@ fn route_table_lists_every_route_in_a_stable_order() {
             "GET /greet/static GreetModule GreetController::associated",
             "GET /greet/{name} GreetModule GreetController::greet",
             "POST /greet/{name} GreetModule GreetController::echo",
-            "GET /missing RootModule MissingProvider::missing",
             "GET /provided/controller GreetModule RouteProvided::controller_level",
             "GET /provided/route GreetModule RouteProvided::route_level",
         ]
@@ -315,13 +336,15 @@ rest_root_module! {
 }
 
 #[test]
-fn conflicting_path_syntax_is_an_error_not_a_panic() {
+fn conflicting_paths_are_an_error_naming_both_handlers() {
     let err = ConflictingParams::router().unwrap_err();
     assert!(matches!(err, BuildError::PathConflict { .. }), "{err:?}");
-    let text = err.to_string();
-    assert!(
-        text.contains("/items/{name}") || text.contains("/items/{id}"),
-        "{text}"
+    assert_eq!(
+        err.to_string(),
+        "path `/items/{name}` (`ConflictingParams::ByName::by_name`) conflicts with path \
+         `/items/{id}` (`ConflictingParams::ItemsController::one`): the router cannot tell which \
+         one a request is for; give the parameters of the same segment one name, or make the \
+         paths differ in a static segment"
     );
 }
 
@@ -335,11 +358,11 @@ rest_root_module! {
 #[test]
 fn a_controller_listed_twice_is_an_error() {
     // The macro rejects the same tokens twice; a definition built by hand is checked at build.
-    let definition = cors_axum::ModuleDefinition::new::<ControllerTwice>("ControllerTwice")
+    let definition = ModuleDefinition::new::<ControllerTwice>("ControllerTwice")
         .controller::<ItemsController>()
         .controller::<ItemsController>();
-    let err = cors_axum::Application::build(&ByHand(std::sync::Mutex::new(Some(definition))))
-        .unwrap_err();
+    let err =
+        cors_axum::Application::build(ByHand(std::sync::Mutex::new(Some(definition)))).unwrap_err();
     assert_eq!(
         err.to_string(),
         "module `ControllerTwice` lists controller `ItemsController` twice in `controllers`"
@@ -347,10 +370,10 @@ fn a_controller_listed_twice_is_an_error() {
 }
 
 /// A module whose definition is given by hand.
-struct ByHand(std::sync::Mutex<Option<cors_axum::ModuleDefinition>>);
+struct ByHand(std::sync::Mutex<Option<ModuleDefinition<()>>>);
 
 impl Module for ByHand {
-    fn definition(&self) -> cors_axum::ModuleDefinition {
+    fn definition(&self) -> ModuleDefinition<()> {
         self.0.lock().unwrap().take().expect("built once")
     }
 }
@@ -453,40 +476,5 @@ fn importing_cors_module_twice_is_an_error() {
     assert_eq!(
         err.to_string(),
         "module `CorsTwice` imports `CorsModule` more than once"
-    );
-}
-
-struct HandWritten;
-
-impl cors_axum::Controller for HandWritten {
-    const NAME: &'static str = "HandWritten";
-}
-
-fn hand_written_router() -> axum::routing::MethodRouter {
-    axum::routing::get(|| async { "hand written" })
-}
-
-#[test]
-fn a_registration_with_a_method_axum_cannot_route_is_an_error() {
-    // `#[route]` rejects such methods at compile time; a registration written by hand is
-    // checked when the router is built.
-    let registration = cors_axum::__private::RouteRegistration {
-        controller: cors_axum::__private::type_id_of::<HandWritten>,
-        controller_name: "HandWritten",
-        method: "FETCH",
-        path: "/fetch",
-        handler: "fetch",
-        method_router: hand_written_router,
-        controller_providers: None,
-        route_providers: None,
-    };
-    let definition =
-        cors_axum::ModuleDefinition::new::<SelfImporting>("Manual").controller::<HandWritten>();
-    let err = cors_axum::Application::build_from(definition, [&registration]).unwrap_err();
-    assert!(matches!(err, BuildError::InvalidMethod { .. }), "{err:?}");
-    assert!(
-        err.to_string()
-            .starts_with("route `HandWritten::fetch` has method `FETCH`"),
-        "{err}"
     );
 }

@@ -20,6 +20,8 @@ use crate::{AllowHeaders, AllowMethods, AllowOrigin, ExposeHeaders, MaxAge};
 /// | [`allow_null_origin`](Self::allow_null_origin) | `false` |
 /// | [`preflight_status`](Self::preflight_status) | [`PreflightStatus::NoContent`] (204) |
 /// | [`rejected_preflight`](Self::rejected_preflight) | [`RejectedPreflight::NoCorsHeaders`] |
+/// | [`enabled`](Self::enabled) | `true` |
+/// | [`preflight_passthrough`](Self::preflight_passthrough) | `false` |
 ///
 /// With the default `serde` feature the options deserialize from configuration files (snake_case
 /// keys, unknown keys rejected):
@@ -38,7 +40,9 @@ use crate::{AllowHeaders, AllowMethods, AllowOrigin, ExposeHeaders, MaxAge};
 ///     "private_network": false,
 ///     "allow_null_origin": false,
 ///     "preflight_status": 200,
-///     "rejected_preflight": "forbidden"
+///     "rejected_preflight": "forbidden",
+///     "enabled": true,
+///     "preflight_passthrough": false
 /// }"#).unwrap();
 /// assert!(CorsPolicy::from_options(&options).is_ok());
 /// # }
@@ -61,6 +65,8 @@ pub struct CorsOptions {
     pub(crate) allow_null_origin: Option<bool>,
     pub(crate) preflight_status: Option<PreflightStatus>,
     pub(crate) rejected_preflight: Option<RejectedPreflight>,
+    pub(crate) enabled: Option<bool>,
+    pub(crate) preflight_passthrough: Option<bool>,
 }
 
 impl CorsOptions {
@@ -143,6 +149,39 @@ impl CorsOptions {
         self
     }
 
+    /// Whether CORS applies at all. `enabled(false)` switches it off where these options apply
+    /// (a module, a controller, a route): no `Access-Control-*` header, no `Vary`, and
+    /// preflights refused; a more specific level may switch it on again with `enabled(true)`.
+    pub fn enabled(mut self, enabled: bool) -> Self {
+        self.enabled = Some(enabled);
+        self
+    }
+
+    /// Options that switch CORS off: the same as `CorsOptions::new().enabled(false)`.
+    pub fn disabled() -> Self {
+        Self::new().enabled(false)
+    }
+
+    /// Whether a preflight is also passed on to the route's own `OPTIONS` handler, which then
+    /// answers it (status and body), the CORS headers being added to its response. Off by
+    /// default: preflights are answered without calling any handler.
+    pub fn preflight_passthrough(mut self, passthrough: bool) -> Self {
+        self.preflight_passthrough = Some(passthrough);
+        self
+    }
+
+    /// Whether these options leave CORS on (the default) or switch it off
+    /// ([`enabled(false)`](Self::enabled)).
+    pub fn is_enabled(&self) -> bool {
+        self.enabled != Some(false)
+    }
+
+    /// Whether preflights are passed on to the route's own `OPTIONS` handler
+    /// ([`preflight_passthrough`](Self::preflight_passthrough)).
+    pub fn passes_preflight_through(&self) -> bool {
+        self.preflight_passthrough == Some(true)
+    }
+
     /// Field-by-field merge: every field set in `more_specific` wins, others come from `self`.
     ///
     /// ```
@@ -171,6 +210,11 @@ impl CorsOptions {
             allow_null_origin: pick(&self.allow_null_origin, &more_specific.allow_null_origin),
             preflight_status: pick(&self.preflight_status, &more_specific.preflight_status),
             rejected_preflight: pick(&self.rejected_preflight, &more_specific.rejected_preflight),
+            enabled: pick(&self.enabled, &more_specific.enabled),
+            preflight_passthrough: pick(
+                &self.preflight_passthrough,
+                &more_specific.preflight_passthrough,
+            ),
         }
     }
 
@@ -187,6 +231,8 @@ impl CorsOptions {
             allow_null_origin,
             preflight_status,
             rejected_preflight,
+            enabled,
+            preflight_passthrough,
         } = self;
         origin.is_none()
             && methods.is_none()
@@ -198,6 +244,8 @@ impl CorsOptions {
             && allow_null_origin.is_none()
             && preflight_status.is_none()
             && rejected_preflight.is_none()
+            && enabled.is_none()
+            && preflight_passthrough.is_none()
     }
 }
 

@@ -1,81 +1,131 @@
-//! Argument parsing shared by `#[controller(..)]` and `#[route(..)]`.
+//! Argument parsing shared by `#[controller(..)]` and `#[route(..)]`, and the one funnel that
+//! turns errors into tokens.
 
 use proc_macro2::TokenStream;
-use quote::ToTokens;
+use quote::{ToTokens, quote, quote_spanned};
 use syn::parse::{Parse, ParseStream};
 use syn::punctuated::Punctuated;
-use syn::{Expr, LitStr, Token, bracketed};
+use syn::spanned::Spanned;
+use syn::{Expr, LitBool, LitStr, Token, Type, bracketed};
 
 mod kw {
     syn::custom_keyword!(path);
     syn::custom_keyword!(providers);
     syn::custom_keyword!(cors);
+    syn::custom_keyword!(guards);
+    syn::custom_keyword!(layers);
+    syn::custom_keyword!(state);
 }
 
-/// `providers = [..]` and `cors = ..`: the values a controller or route provides.
+/// `cors = ..` of a controller or route.
+pub(crate) enum CorsArg {
+    /// `cors = false` / `cors = true`.
+    Switch(LitBool),
+    /// `cors = CorsOptions::new()...`.
+    Options(Expr),
+}
+
+/// What a controller or a route declares for itself: `providers = [..]`, `cors = ..`,
+/// `guards = [..]`, `layers = [..]`.
 #[derive(Default)]
-pub(crate) struct Provided {
+pub(crate) struct LevelArgs {
     pub(crate) providers: Option<Punctuated<Expr, Token![,]>>,
-    pub(crate) cors: Option<Expr>,
+    pub(crate) cors: Option<CorsArg>,
+    pub(crate) guards: Option<Punctuated<Type, Token![,]>>,
+    pub(crate) layers: Option<Punctuated<Expr, Token![,]>>,
 }
 
-impl Provided {
-    /// Parses `providers = [..]` or `cors = ..` if the input starts with one; errors on a key
-    /// given twice.
+fn once<T>(slot: &mut Option<T>, value: T, key: &impl ToTokens, name: &str) -> syn::Result<()> {
+    if slot.replace(value).is_some() {
+        return Err(syn::Error::new_spanned(
+            key,
+            format!("`{name}` specified more than once"),
+        ));
+    }
+    Ok(())
+}
+
+fn list<T: Parse>(input: ParseStream<'_>) -> syn::Result<Punctuated<T, Token![,]>> {
+    let content;
+    bracketed!(content in input);
+    Punctuated::parse_terminated(&content)
+}
+
+impl LevelArgs {
+    /// Parses one `key = value` if the input starts with one of this level's keys.
     fn parse_key(&mut self, input: ParseStream<'_>) -> syn::Result<bool> {
-        let lookahead = input.lookahead1();
-        if lookahead.peek(kw::providers) {
+        if input.peek(kw::providers) {
             let key: kw::providers = input.parse()?;
             input.parse::<Token![=]>()?;
-            let content;
-            bracketed!(content in input);
-            let list = Punctuated::parse_terminated(&content)?;
-            if self.providers.replace(list).is_some() {
-                return Err(syn::Error::new_spanned(
-                    key,
-                    "`providers` specified more than once",
-                ));
-            }
-            Ok(true)
-        } else if lookahead.peek(kw::cors) {
+            once(&mut self.providers, list(input)?, &key, "providers")?;
+        } else if input.peek(kw::cors) {
             let key: kw::cors = input.parse()?;
             input.parse::<Token![=]>()?;
-            if self.cors.replace(input.parse()?).is_some() {
-                return Err(syn::Error::new_spanned(
-                    key,
-                    "`cors` specified more than once",
-                ));
-            }
-            Ok(true)
+            let value = if input.peek(LitBool) {
+                CorsArg::Switch(input.parse()?)
+            } else {
+                CorsArg::Options(input.parse()?)
+            };
+            once(&mut self.cors, value, &key, "cors")?;
+        } else if input.peek(kw::guards) {
+            let key: kw::guards = input.parse()?;
+            input.parse::<Token![=]>()?;
+            once(&mut self.guards, list(input)?, &key, "guards")?;
+        } else if input.peek(kw::layers) {
+            let key: kw::layers = input.parse()?;
+            input.parse::<Token![=]>()?;
+            once(&mut self.layers, list(input)?, &key, "layers")?;
         } else {
-            Ok(false)
+            return Ok(false);
         }
+        Ok(true)
     }
 
     /// An expression of type `ProviderBuilder`, or `None` when nothing is provided.
-    pub(crate) fn builder(&self) -> Option<TokenStream> {
+    pub(crate) fn providers(&self) -> Option<TokenStream> {
         if self.providers.is_none() && self.cors.is_none() {
             return None;
         }
+        let private = private();
         let lists = self
             .providers
             .iter()
             .flatten()
-            .map(|expr| quote::quote!(::cors_axum::__private::IntoProviders::into_providers(#expr)))
-            .chain(
-                self.cors
-                    .iter()
-                    .map(|cors| quote::quote!(::cors_axum::__private::cors_providers(#cors))),
-            );
-        Some(quote::quote!(::cors_axum::__private::providers_list([#(#lists),*])))
+            .map(
+                |expr| quote_spanned!(expr.span()=> #private::IntoProviders::into_providers(#expr)),
+            )
+            .chain(self.cors.iter().map(|cors| match cors {
+                CorsArg::Switch(on) => quote_spanned!(on.span()=> #private::cors_switch(#on)),
+                CorsArg::Options(expr) => {
+                    quote_spanned!(expr.span()=> #private::cors_providers(#expr))
+                }
+            }));
+        Some(quote!(#private::providers_list([#(#lists),*])))
+    }
+
+    /// The guards, as `GuardFn` values for state `state`.
+    pub(crate) fn guards(&self, state: &TokenStream) -> Vec<TokenStream> {
+        let private = private();
+        self.guards
+            .iter()
+            .flatten()
+            .map(|guard| quote_spanned!(guard.span()=> #private::guard::<#guard, #state>()))
+            .collect()
+    }
+
+    /// `.layer(..)` calls for the layers, in order.
+    pub(crate) fn layer_calls(&self) -> TokenStream {
+        let layers = self.layers.iter().flatten();
+        quote!(#(.layer(#layers))*)
     }
 }
 
-/// `#[controller]`, `#[controller("prefix")]`, `#[controller(path = "prefix", cors = ..)]`.
+/// `#[controller]`, `#[controller("prefix")]`, `#[controller(path = "prefix", state = T, ..)]`.
 #[derive(Default)]
 pub(crate) struct ControllerArgs {
     pub(crate) path: Option<LitStr>,
-    pub(crate) provided: Provided,
+    pub(crate) state: Option<Type>,
+    pub(crate) level: LevelArgs,
 }
 
 impl Parse for ControllerArgs {
@@ -91,15 +141,15 @@ impl Parse for ControllerArgs {
             if input.peek(kw::path) {
                 let key: kw::path = input.parse()?;
                 input.parse::<Token![=]>()?;
-                if args.path.replace(input.parse()?).is_some() {
-                    return Err(syn::Error::new_spanned(
-                        key,
-                        "`path` specified more than once",
-                    ));
-                }
-            } else if !args.provided.parse_key(input)? {
+                once(&mut args.path, input.parse()?, &key, "path")?;
+            } else if input.peek(kw::state) {
+                let key: kw::state = input.parse()?;
+                input.parse::<Token![=]>()?;
+                once(&mut args.state, input.parse()?, &key, "state")?;
+            } else if !args.level.parse_key(input)? {
                 return Err(input.error(
-                    "expected `\"prefix\"`, `path = \"prefix\"`, `providers = [..]` or `cors = ..`",
+                    "expected `\"prefix\"`, `path = \"prefix\"`, `state = T`, `providers = [..]`, \
+                     `cors = ..`, `guards = [..]` or `layers = [..]`",
                 ));
             }
             if !input.is_empty() {
@@ -110,11 +160,11 @@ impl Parse for ControllerArgs {
     }
 }
 
-/// `#[route("GET")]`, `#[route("POST", "items/{id}")]`, with optional `providers`/`cors`.
+/// `#[route("GET")]`, `#[route("POST", "items/{id}")]`, with optional level arguments.
 pub(crate) struct RouteArgs {
     pub(crate) method: LitStr,
     pub(crate) path: Option<LitStr>,
-    pub(crate) provided: Provided,
+    pub(crate) level: LevelArgs,
 }
 
 impl Parse for RouteArgs {
@@ -133,7 +183,7 @@ impl Parse for RouteArgs {
         let mut args = RouteArgs {
             method,
             path: None,
-            provided: Provided::default(),
+            level: LevelArgs::default(),
         };
         if !input.is_empty() {
             input.parse::<Token![,]>()?;
@@ -145,10 +195,11 @@ impl Parse for RouteArgs {
             }
         }
         while !input.is_empty() {
-            if !args.provided.parse_key(input)? {
-                return Err(
-                    input.error("expected a path string, `providers = [..]` or `cors = ..`")
-                );
+            if !args.level.parse_key(input)? {
+                return Err(input.error(
+                    "expected a path string, `providers = [..]`, `cors = ..`, `guards = [..]` \
+                     or `layers = [..]`",
+                ));
             }
             if !input.is_empty() {
                 input.parse::<Token![,]>()?;
@@ -185,7 +236,43 @@ pub(crate) fn check_method(method: &LitStr) -> syn::Result<String> {
     ))
 }
 
-/// The item unchanged plus the error, so that IDEs keep working on the rest of the code.
+/// The path of the items the generated code uses.
+pub(crate) fn private() -> TokenStream {
+    quote!(::cors_axum::__private)
+}
+
+/// The generics and the state type of generated impls: generic over the state when `state` is
+/// not given, for that state otherwise.
+pub(crate) struct StateParams {
+    /// `<__S: Clone + Send + Sync + 'static>` or nothing.
+    pub(crate) generics: TokenStream,
+    /// `__S` or the state type.
+    pub(crate) state: TokenStream,
+    /// `::<__S>` or nothing, to name a generated generic function.
+    pub(crate) turbofish: TokenStream,
+}
+
+impl StateParams {
+    pub(crate) fn new(state: Option<&Type>) -> Self {
+        match state {
+            Some(state) => StateParams {
+                generics: TokenStream::new(),
+                state: quote!(#state),
+                turbofish: TokenStream::new(),
+            },
+            None => StateParams {
+                generics: quote! {
+                    <__S: ::core::clone::Clone + ::core::marker::Send + ::core::marker::Sync + 'static>
+                },
+                state: quote!(__S),
+                turbofish: quote!(::<__S>),
+            },
+        }
+    }
+}
+
+/// The item unchanged plus the error, so that IDEs keep working on the rest of the code: the
+/// one way every macro reports errors.
 pub(crate) fn with_error(item: impl ToTokens, error: syn::Error) -> TokenStream {
     let mut tokens = item.into_token_stream();
     tokens.extend(error.to_compile_error());

@@ -1,12 +1,13 @@
-//! `#[controller]`: on an `impl` block it registers the routes; on a struct it makes the
-//! struct an extractor built from its fields.
+//! `#[controller]`: on an `impl` block it declares the routes; on a struct it makes the struct
+//! an extractor built from its fields.
 
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote};
-use syn::{Fields, ImplItem, Item, ItemImpl, ItemStruct};
+use quote::{quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::{Fields, ImplItem, Item, ItemImpl, ItemStruct, Type};
 
-use crate::attr::{self, ControllerArgs};
-use crate::route::{Route, is_route_attr};
+use crate::attr::{self, ControllerArgs, StateParams, private};
+use crate::route::{ControllerContext, Route, is_route_attr};
 
 pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     let parsed = match syn::parse2::<Item>(item.clone()) {
@@ -22,7 +23,7 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
             attr::with_error(item_impl, error)
         }),
         Item::Struct(item_struct) => {
-            expand_struct(&args, item_struct).map_err(|error| attr::with_error(item, error))
+            expand_struct(args, item_struct).map_err(|error| attr::with_error(item, error))
         }
         other => Err(attr::with_error(
             item,
@@ -36,11 +37,18 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
 }
 
 /// A struct whose fields are extractors becomes an extractor: constructor injection.
-fn expand_struct(args: &TokenStream, item: ItemStruct) -> syn::Result<TokenStream> {
-    if !args.is_empty() {
+fn expand_struct(args: TokenStream, item: ItemStruct) -> syn::Result<TokenStream> {
+    let args: ControllerArgs = syn::parse2(args)?;
+    if args.path.is_some()
+        || args.level.providers.is_some()
+        || args.level.cors.is_some()
+        || args.level.guards.is_some()
+        || args.level.layers.is_some()
+    {
         return Err(syn::Error::new_spanned(
-            args,
-            "controller arguments go on the `#[controller(..)]` of the `impl` block",
+            args_tokens(&args),
+            "on a struct, `#[controller]` takes only `state = T`; the other arguments go on the \
+             `#[controller(..)]` of the `impl` block",
         ));
     }
     if !item.generics.params.is_empty() {
@@ -49,49 +57,64 @@ fn expand_struct(args: &TokenStream, item: ItemStruct) -> syn::Result<TokenStrea
             "a controller cannot be generic",
         ));
     }
-    let private = quote!(::cors_axum::__private);
+    let private = private();
     let name = &item.ident;
-    let extract = |ty: &syn::Type| {
-        quote! {
-            <#ty as #private::axum::extract::FromRequestParts<__S>>::from_request_parts(__parts, __state)
-                .await
-                .map_err(#private::axum::response::IntoResponse::into_response)?
-        }
+    let (generics, state) = match &args.state {
+        Some(state) => (TokenStream::new(), quote!(#state)),
+        None => (
+            quote!(<__S: ::core::marker::Send + ::core::marker::Sync>),
+            quote!(__S),
+        ),
     };
+    let types: Vec<&Type> = item.fields.iter().map(|f| &f.ty).collect();
+    let values = types.iter().map(|ty| {
+        quote_spanned! {ty.span()=>
+            #private::field::<#state, #ty>(__parts, __state).await?
+        }
+    });
     let construct = match &item.fields {
         Fields::Named(fields) => {
-            let inits = fields.named.iter().map(|f| {
-                let ident = &f.ident;
-                let value = extract(&f.ty);
-                quote!(#ident: #value)
-            });
-            quote!(Self { #(#inits),* })
+            let names = fields.named.iter().map(|f| &f.ident);
+            quote!(Self { #(#names: #values),* })
         }
-        Fields::Unnamed(fields) => {
-            let inits = fields.unnamed.iter().map(|f| extract(&f.ty));
-            quote!(Self(#(#inits),*))
-        }
+        Fields::Unnamed(_) => quote!(Self(#(#values),*)),
         Fields::Unit => quote!(Self),
     };
     Ok(quote! {
         #item
 
-        impl<__S: ::core::marker::Send + ::core::marker::Sync>
-            #private::axum::extract::FromRequestParts<__S> for #name
-        {
+        impl #generics #private::axum::extract::FromRequestParts<#state> for #name {
             type Rejection = #private::axum::response::Response;
 
             async fn from_request_parts(
                 __parts: &mut #private::axum::http::request::Parts,
-                __state: &__S,
+                __state: &#state,
             ) -> ::core::result::Result<Self, Self::Rejection> {
                 ::core::result::Result::Ok(#construct)
+            }
+        }
+
+        impl #private::FieldNeeds for #name {
+            #[allow(unused_imports, clippy::needless_borrow)]
+            fn declare_fields(__needs: &mut #private::Needs) {
+                use #private::{DeclareNeed as _, DeclareNothing as _};
+                #((&&#private::Probe::<#types>::new()).declare(__needs);)*
             }
         }
     })
 }
 
-/// The routes of an `impl` block: strips `#[route]`, re-emits the block, registers each route.
+/// The arguments as tokens, to point an error at them.
+fn args_tokens(args: &ControllerArgs) -> TokenStream {
+    match (&args.path, &args.state) {
+        (Some(path), _) => quote!(#path),
+        (None, Some(state)) => quote!(#state),
+        (None, None) => TokenStream::new(),
+    }
+}
+
+/// The routes of an `impl` block: strips `#[route]`, re-emits the block, declares the routes
+/// and registers the controller.
 fn expand_impl(args: TokenStream, mut item: ItemImpl) -> syn::Result<TokenStream> {
     let args: ControllerArgs = syn::parse2(args)?;
     if let Some((_, path, _)) = &item.trait_ {
@@ -157,70 +180,60 @@ fn expand_impl(args: TokenStream, mut item: ItemImpl) -> syn::Result<TokenStream
             }
         }
     }
-    let private = quote!(::cors_axum::__private);
+
+    let private = private();
+    let params = StateParams::new(args.state.as_ref());
+    let StateParams {
+        generics, state, ..
+    } = &params;
+    let controller = ControllerContext {
+        self_ty: &self_ty,
+        params: &params,
+        level: &args.level,
+    };
+    let (functions, defs): (Vec<_>, Vec<_>) = if errors.is_some() {
+        (Vec::new(), Vec::new())
+    } else {
+        routes
+            .iter()
+            .enumerate()
+            .map(|(i, (route, method))| route.expand(i, method, &controller))
+            .unzip()
+    };
+    let (providers_fn, providers_ref) = match args.level.providers() {
+        Some(builder) => (
+            quote!(fn __cors_controller_providers() -> #private::ProviderBuilder { #builder }),
+            quote!(::core::option::Option::Some(__cors_controller_providers)),
+        ),
+        None => (TokenStream::new(), quote!(::core::option::Option::None)),
+    };
     // Emitted even when a route is wrong, so that a module listing the controller does not
     // also report that it is not one.
-    let controller_impl = quote! {
-        impl #private::Controller for #self_ty {
-            const NAME: &'static str = #controller_name;
-        }
-    };
-    if let Some(error) = errors {
-        return Ok(attr::with_error(quote!(#item #controller_impl), error));
-    }
-
-    let controller_providers = args.provided.builder().map(|builder| {
-        quote! {
-            fn __cors_controller_providers() -> #private::ProviderBuilder { #builder }
-        }
-    });
-    let controller_providers_ref = match &controller_providers {
-        Some(_) => quote!(::core::option::Option::Some(__cors_controller_providers)),
-        None => quote!(::core::option::Option::None),
-    };
-
-    let registrations = routes.iter().enumerate().map(|(i, (route, method_item))| {
-        let router_name = format_ident!("__cors_route_{}", i);
-        let router_fn = route.router_fn(&router_name, &self_ty, method_item);
-        let providers_name = format_ident!("__cors_route_providers_{}", i);
-        let (providers_fn, providers_ref) = match route.args.provided.builder() {
-            Some(builder) => (
-                quote!(fn #providers_name() -> #private::ProviderBuilder { #builder }),
-                quote!(::core::option::Option::Some(#providers_name)),
-            ),
-            None => (quote!(), quote!(::core::option::Option::None)),
-        };
-        let method = &route.method;
-        let path = &route.path;
-        let handler = route.handler.to_string();
-        quote! {
-            #router_fn
+    let declared = quote! {
+        const _: () = {
+            #(#functions)*
             #providers_fn
+
+            impl #generics #private::Controller<#state> for #self_ty {
+                const NAME: &'static str = #controller_name;
+                const ROUTES: &'static [#private::RouteDef<#state>] = &[#(#defs),*];
+                const PROVIDERS: ::core::option::Option<fn() -> #private::ProviderBuilder> =
+                    #providers_ref;
+            }
+
             #private::inventory::submit! {
-                #private::RouteRegistration {
-                    controller: #private::type_id_of::<#self_ty>,
-                    controller_name: #controller_name,
-                    method: #method,
-                    path: #path,
-                    handler: #handler,
-                    method_router: #router_name,
-                    controller_providers: #controller_providers_ref,
-                    route_providers: #providers_ref,
+                #private::ControllerEntry {
+                    name: #controller_name,
+                    type_id: #private::type_id_of::<#self_ty>,
+                    module_path: ::core::module_path!(),
                 }
             }
-        }
-    });
-
-    Ok(quote! {
-        #item
-
-        #controller_impl
-
-        const _: () = {
-            #controller_providers
-            #(#registrations)*
         };
-    })
+    };
+    match errors {
+        Some(error) => Ok(attr::with_error(quote!(#item #declared), error)),
+        None => Ok(quote!(#item #declared)),
+    }
 }
 
 fn item_attrs_mut(item: &mut ImplItem) -> Option<&mut Vec<syn::Attribute>> {

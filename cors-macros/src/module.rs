@@ -7,17 +7,40 @@ use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
 use syn::{Attribute, Expr, Ident, Token, Type, Visibility, braced, bracketed};
 
-/// `pub struct AppModule { imports: [..], controllers: [..], providers_per_rou: [..] }`.
+use crate::attr::{StateParams, private};
+
+/// `pub struct AppModule { imports: [..], controllers: [..], providers_per_rou: [..], .. }`.
 struct ModuleDecl {
     attrs: Vec<Attribute>,
     vis: Visibility,
     name: Ident,
+    state: Option<Type>,
     imports: Vec<Expr>,
     controllers: Vec<Type>,
     providers: Vec<Expr>,
+    guards: Vec<Type>,
+    layers: Vec<Expr>,
 }
 
-const KEYS: [&str; 3] = ["imports", "controllers", "providers_per_rou"];
+const KEYS: [&str; 6] = [
+    "state",
+    "imports",
+    "controllers",
+    "providers_per_rou",
+    "guards",
+    "layers",
+];
+
+fn list<T: Parse>(input: ParseStream<'_>, key: &Ident) -> syn::Result<Vec<T>> {
+    if !input.peek(syn::token::Bracket) {
+        return Err(input.error(format!("expected a list in brackets: `{key}: [..]`")));
+    }
+    let content;
+    bracketed!(content in input);
+    Ok(Punctuated::<T, Token![,]>::parse_terminated(&content)?
+        .into_iter()
+        .collect())
+}
 
 impl Parse for ModuleDecl {
     fn parse(input: ParseStream<'_>) -> syn::Result<Self> {
@@ -31,9 +54,12 @@ impl Parse for ModuleDecl {
             attrs,
             vis,
             name,
+            state: None,
             imports: Vec::new(),
             controllers: Vec::new(),
             providers: Vec::new(),
+            guards: Vec::new(),
+            layers: Vec::new(),
         };
         let mut seen: Vec<Ident> = Vec::new();
         while !body.is_empty() {
@@ -53,28 +79,14 @@ impl Parse for ModuleDecl {
                 ));
             }
             body.parse::<Token![:]>()?;
-            if !body.peek(syn::token::Bracket) {
-                return Err(body.error(format!("expected a list in brackets: `{key}: [..]`")));
-            }
-            let list;
-            bracketed!(list in body);
             match name.as_str() {
-                "imports" => {
-                    decl.imports = Punctuated::<Expr, Token![,]>::parse_terminated(&list)?
-                        .into_iter()
-                        .collect();
-                }
-                "controllers" => {
-                    decl.controllers = Punctuated::<Type, Token![,]>::parse_terminated(&list)?
-                        .into_iter()
-                        .collect();
-                }
-                // `providers_per_rou`, the only key left.
-                _ => {
-                    decl.providers = Punctuated::<Expr, Token![,]>::parse_terminated(&list)?
-                        .into_iter()
-                        .collect();
-                }
+                "state" => decl.state = Some(body.parse()?),
+                "imports" => decl.imports = list(&body, &key)?,
+                "controllers" => decl.controllers = list(&body, &key)?,
+                "providers_per_rou" => decl.providers = list(&body, &key)?,
+                "guards" => decl.guards = list(&body, &key)?,
+                // `layers`, the only key left.
+                _ => decl.layers = list(&body, &key)?,
             }
             seen.push(key);
             if !body.is_empty() {
@@ -109,12 +121,24 @@ fn generate(decl: &ModuleDecl) -> syn::Result<TokenStream> {
         attrs,
         vis,
         name,
+        state,
         imports,
         controllers,
         providers,
+        guards,
+        layers,
     } = decl;
-    let private = quote!(::cors_axum::__private);
+    let private = private();
     let name_str = name.to_string();
+    let StateParams {
+        generics,
+        state: state_param,
+        ..
+    } = StateParams::new(state.as_ref());
+    let app_state = match state {
+        Some(state) => quote!(#state),
+        None => quote!(()),
+    };
     // Spanned at each entry, so that a type error names the entry rather than the whole macro.
     let imports = imports
         .iter()
@@ -122,6 +146,12 @@ fn generate(decl: &ModuleDecl) -> syn::Result<TokenStream> {
     let controllers = controllers
         .iter()
         .map(|controller| quote_spanned!(controller.span()=> .controller::<#controller>()));
+    let guards = guards
+        .iter()
+        .map(|guard| quote_spanned!(guard.span()=> .guard::<#guard>()));
+    let layers = layers
+        .iter()
+        .map(|layer| quote_spanned!(layer.span()=> .layer(#layer)));
     Ok(quote! {
         #(#attrs)*
         #[derive(
@@ -132,29 +162,46 @@ fn generate(decl: &ModuleDecl) -> syn::Result<TokenStream> {
         )]
         #vis struct #name;
 
-        impl #private::Module for #name {
-            fn definition(&self) -> #private::ModuleDefinition {
+        impl #generics #private::Module<#state_param> for #name {
+            fn definition(&self) -> #private::ModuleDefinition<#state_param> {
                 #private::ModuleDefinition::new::<Self>(#name_str)
                     #(#imports)*
                     #(#controllers)*
                     #(.providers(#providers))*
+                    #(#guards)*
+                    #(#layers)*
             }
         }
 
+        impl #private::DeclaredModule for #name {}
+
         impl #name {
-            /// Builds the module's `axum::Router`; conflicts and invalid options are errors.
-            #vis fn router() -> ::core::result::Result<#private::axum::Router, #private::BuildError> {
-                #private::Application::build(&#name).map(#private::Application::into_router)
+            /// The builder of the application whose root is this module, to provide values,
+            /// guards and layers known only at run time.
+            #vis fn builder() -> #private::ApplicationBuilder<#app_state> {
+                #private::ApplicationBuilder::new(#name)
+            }
+
+            /// Builds the module's `axum::Router`; conflicts, invalid options and missing
+            /// providers are errors.
+            #vis fn router() -> ::core::result::Result<
+                #private::axum::Router<#app_state>,
+                #private::BuildError,
+            > {
+                Self::builder().router()
             }
 
             /// The routes the module's router serves, in a stable order.
             #vis fn routes() -> ::core::result::Result<#private::RouteTable, #private::BuildError> {
-                #private::Application::build(&#name).map(|app| #private::Application::into_parts(app).1)
+                Self::builder().build().map(|app| #private::Application::into_parts(app).1)
             }
 
             /// The router and the route table at once.
-            #vis fn application() -> ::core::result::Result<#private::Application, #private::BuildError> {
-                #private::Application::build(&#name)
+            #vis fn application() -> ::core::result::Result<
+                #private::Application<#app_state>,
+                #private::BuildError,
+            > {
+                Self::builder().build()
             }
         }
     })

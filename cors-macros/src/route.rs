@@ -2,9 +2,10 @@
 
 use proc_macro2::{Ident, Span, TokenStream, TokenTree};
 use quote::{format_ident, quote, quote_spanned};
-use syn::{Attribute, FnArg, ImplItemFn, Type};
+use syn::spanned::Spanned;
+use syn::{Attribute, FnArg, ImplItemFn, ReturnType, Type};
 
-use crate::attr::{self, RouteArgs};
+use crate::attr::{self, LevelArgs, RouteArgs, StateParams, private};
 
 /// `#[route]` outside a `#[controller]` impl block: the item plus an error saying where it
 /// belongs.
@@ -24,12 +25,18 @@ pub(crate) fn expand_outside_controller(_args: TokenStream, item: TokenStream) -
     attr::with_error(item, error)
 }
 
-/// Whether `attr` is `#[route(..)]` (or `#[cors_axum::route(..)]`).
+/// Whether `attr` is `#[route(..)]` or `#[cors_axum::route(..)]`, matched exactly.
 pub(crate) fn is_route_attr(attr: &Attribute) -> bool {
-    attr.path()
+    let segments: Vec<String> = attr
+        .path()
         .segments
-        .last()
-        .is_some_and(|segment| segment.ident == "route")
+        .iter()
+        .map(|s| s.ident.to_string())
+        .collect();
+    matches!(
+        segments.iter().map(String::as_str).collect::<Vec<_>>()[..],
+        ["route"] | ["cors_axum", "route"]
+    )
 }
 
 /// A route found in a controller, checked.
@@ -38,6 +45,13 @@ pub(crate) struct Route {
     pub(crate) path: String,
     pub(crate) handler: Ident,
     pub(crate) args: RouteArgs,
+}
+
+/// What the generated code of a route needs to know about its controller.
+pub(crate) struct ControllerContext<'a> {
+    pub(crate) self_ty: &'a Type,
+    pub(crate) params: &'a StateParams,
+    pub(crate) level: &'a LevelArgs,
 }
 
 impl Route {
@@ -62,88 +76,216 @@ impl Route {
         })
     }
 
-    /// The function building this route's method router, named `name`.
-    pub(crate) fn router_fn(&self, name: &Ident, self_ty: &Type, item: &ImplItemFn) -> TokenStream {
-        let filter = format_ident!("{}", self.method);
+    /// The functions of this route (its method router, what it needs) and its `RouteDef`.
+    pub(crate) fn expand(
+        &self,
+        index: usize,
+        item: &ImplItemFn,
+        controller: &ControllerContext<'_>,
+    ) -> (TokenStream, TokenStream) {
+        let private = private();
+        let ControllerContext {
+            self_ty,
+            params,
+            level,
+        } = controller;
+        let StateParams {
+            generics,
+            state,
+            turbofish,
+        } = params;
+        let router_name = format_ident!("__cors_route_{}", index);
+        let needs_name = format_ident!("__cors_needs_{}", index);
+        let providers_name = format_ident!("__cors_route_providers_{}", index);
+
+        let arguments = arguments(item, self_ty);
+        let checks = checks(&arguments, &item.sig.output, self_ty, state);
+        let router = self.router_expr(item, &arguments, self_ty, params);
+        let route_layers = self.args.level.layer_calls();
+        let controller_layers = level.layer_calls();
+        let router_fn = quote! {
+            fn #router_name #generics (
+                __guards: #private::Guards<#state>,
+            ) -> #private::axum::routing::MethodRouter<#state> {
+                #checks
+                let __router = { #router };
+                __router #route_layers #controller_layers
+            }
+        };
+
+        let receiver = matches!(item.sig.inputs.first(), Some(FnArg::Receiver(_)));
+        let field_needs = receiver
+            .then(|| quote!((&&#private::Probe::<#self_ty>::new()).declare_fields(__needs);));
+        let argument_needs = arguments
+            .iter()
+            .map(|(_, ty)| quote!((&&#private::Probe::<#ty>::new()).declare(__needs);));
+        let needs_fn = quote! {
+            #[allow(unused_imports, clippy::needless_borrow)]
+            fn #needs_name(__needs: &mut #private::Needs) {
+                use #private::{DeclareFields as _, DeclareNeed as _, DeclareNoFields as _, DeclareNothing as _};
+                #field_needs
+                #(#argument_needs)*
+            }
+        };
+
+        let (providers_fn, providers_ref) = match self.args.level.providers() {
+            Some(builder) => (
+                quote!(fn #providers_name() -> #private::ProviderBuilder { #builder }),
+                quote!(::core::option::Option::Some(#providers_name)),
+            ),
+            None => (TokenStream::new(), quote!(::core::option::Option::None)),
+        };
+        let guards = level
+            .guards(state)
+            .into_iter()
+            .chain(self.args.level.guards(state));
+        let method = format_ident!("{}", self.method);
+        let path = &self.path;
+        let handler_name = self.handler.to_string();
+        let def = quote! {
+            #private::RouteDef {
+                method: #private::Method::#method,
+                path: #path,
+                handler: #handler_name,
+                method_router: #router_name #turbofish,
+                guards: &[#(#guards),*],
+                providers: #providers_ref,
+                needs: #needs_name,
+            }
+        };
+        (quote!(#router_fn #needs_fn #providers_fn), def)
+    }
+
+    /// The expression that builds the route's method router from `__guards`. An associated
+    /// function is the handler itself; a `&self` method gets a wrapper that extracts the
+    /// controller first.
+    fn router_expr(
+        &self,
+        item: &ImplItemFn,
+        arguments: &[(Ident, TokenStream)],
+        self_ty: &Type,
+        params: &StateParams,
+    ) -> TokenStream {
+        let private = private();
         let handler = &self.handler;
-        let private = quote!(::cors_axum::__private);
+        let filter = format_ident!("{}", self.method);
+        let filter = quote!(#private::axum::routing::MethodFilter::#filter);
         let Some(FnArg::Receiver(receiver)) = item.sig.inputs.first() else {
-            return quote! {
-                fn #name() -> #private::axum::routing::MethodRouter {
-                    #private::axum::routing::on(
-                        #private::axum::routing::MethodFilter::#filter,
-                        <#self_ty>::#handler,
-                    )
-                }
+            // Spanned at the handler's name, so that an error of the handler as a whole points
+            // at it rather than at `#[controller]`.
+            return quote_spanned! {handler.span()=>
+                #private::route(#filter, <#self_ty>::#handler, __guards)
             };
         };
-        // `&self` (or `self`) handler: the controller is extracted first, built per request.
         let this = if receiver.reference.is_some() {
             quote!(&__this)
         } else {
             quote!(__this)
         };
-        let args: Vec<(Ident, TokenStream)> = item
-            .sig
-            .inputs
-            .iter()
-            .skip(1)
-            .enumerate()
-            .filter_map(|(i, arg)| match arg {
-                FnArg::Typed(pat) => {
-                    let ty = &pat.ty;
-                    Some((
-                        format_ident!("__arg{}", i),
-                        replace_self(quote!(#ty), self_ty),
-                    ))
-                }
-                FnArg::Receiver(_) => None,
-            })
-            .collect();
-        let names = args.iter().map(|(n, _)| n);
-        let params = args.iter().map(|(n, t)| quote!(#n: #t));
-        // The router is built by a function generic over the controller, so that a controller
-        // which is not built per request fails only the `ControllerInstance` bound, with its
-        // message, rather than also as a handler that axum cannot call; the error points at the
-        // `self` that needs it.
+        let names = arguments.iter().map(|(name, _)| name);
+        let args = arguments.iter().map(|(name, ty)| quote!(#name: #ty));
+        let state = &params.state;
+        let (generics, state_arg) = if params.turbofish.is_empty() {
+            (quote!(<__C>), TokenStream::new())
+        } else {
+            (
+                quote!(<__S: ::core::clone::Clone + ::core::marker::Send + ::core::marker::Sync + 'static, __C>),
+                quote!(__S,),
+            )
+        };
+        // Generic over the controller, so that a controller which is not built per request fails
+        // only the `ControllerInstance` bound, with its message, pointing at the `self` that
+        // needs it.
         let span = receiver.self_token.span;
         let controller = respan(quote!(#self_ty), span);
-        let build = quote_spanned!(span=> __router::<#controller>());
+        let build = quote_spanned!(span=> __router::<#state_arg #controller>(__guards));
         quote! {
-            fn #name() -> #private::axum::routing::MethodRouter {
-                async fn __handler<__C>(__this: __C, #(#params),*) -> #private::axum::response::Response
-                where
-                    __C: ::core::convert::Into<#self_ty>,
-                {
-                    let __this: #self_ty = ::core::convert::Into::into(__this);
-                    #private::axum::response::IntoResponse::into_response(
-                        <#self_ty>::#handler(#this, #(#names),*).await,
-                    )
-                }
-                fn __router<__C>() -> #private::axum::routing::MethodRouter
-                where
-                    __C: #private::ControllerInstance
-                        + ::core::convert::Into<#self_ty>
-                        + ::core::marker::Send
-                        + 'static,
-                {
-                    #private::axum::routing::on(
-                        #private::axum::routing::MethodFilter::#filter,
-                        __handler::<__C>,
-                    )
-                }
-                #build
+            async fn __wrapper<__C>(__this: __C, #(#args),*) -> #private::axum::response::Response
+            where
+                __C: ::core::convert::Into<#self_ty>,
+            {
+                let __this: #self_ty = ::core::convert::Into::into(__this);
+                #private::axum::response::IntoResponse::into_response(
+                    <#self_ty>::#handler(#this, #(#names),*).await,
+                )
             }
+            fn __router #generics (
+                __guards: #private::Guards<#state>,
+            ) -> #private::axum::routing::MethodRouter<#state>
+            where
+                __C: #private::ControllerInstance<#state>
+                    + ::core::convert::Into<#self_ty>
+                    + ::core::marker::Send
+                    + 'static,
+            {
+                #private::route(#filter, __wrapper::<__C>, __guards)
+            }
+            #build
         }
     }
 }
 
-/// Replaces `Self` in a handler's argument types, since the wrapper is outside the impl block.
+/// The typed arguments of a handler (after any receiver), named `__argN`, with `Self` replaced.
+fn arguments(item: &ImplItemFn, self_ty: &Type) -> Vec<(Ident, TokenStream)> {
+    item.sig
+        .inputs
+        .iter()
+        .filter_map(|arg| match arg {
+            FnArg::Typed(pat) => Some(&pat.ty),
+            FnArg::Receiver(_) => None,
+        })
+        .enumerate()
+        .map(|(i, ty)| {
+            let ty = replace_self(quote_spanned!(ty.span()=> #ty), self_ty);
+            (format_ident!("__arg{}", i), ty)
+        })
+        .collect()
+}
+
+/// Checks of a handler's arguments and return type, each spanned at the type at fault, with a
+/// message that says what to do.
+fn checks(
+    arguments: &[(Ident, TokenStream)],
+    output: &ReturnType,
+    self_ty: &Type,
+    state: &TokenStream,
+) -> TokenStream {
+    let private = private();
+    let mut checks = TokenStream::new();
+    if let Some(((_, last), before)) = arguments.split_last() {
+        for (_, ty) in before {
+            let span = ty
+                .clone()
+                .into_iter()
+                .next()
+                .map_or_else(Span::call_site, |t| t.span());
+            checks.extend(quote_spanned!(span=> #private::parts_argument::<#state, #ty>();));
+        }
+        let span = last
+            .clone()
+            .into_iter()
+            .next()
+            .map_or_else(Span::call_site, |t| t.span());
+        checks.extend(quote_spanned!(span=> #private::last_argument::<#state, _, #last>();));
+    }
+    if let ReturnType::Type(_, ty) = output {
+        let text = quote!(#ty).to_string();
+        // An `impl Trait` return type cannot be named here; axum's own bound checks it.
+        if !text.contains("impl ") {
+            let ty = replace_self(quote_spanned!(ty.span()=> #ty), self_ty);
+            checks.extend(quote_spanned!(ty.span()=> #private::handler_output::<#ty>();));
+        }
+    }
+    checks
+}
+
+/// Replaces `Self` in a handler's argument types, since the generated code is outside the impl
+/// block.
 fn replace_self(tokens: TokenStream, self_ty: &Type) -> TokenStream {
     tokens
         .into_iter()
         .map(|tt| match tt {
-            TokenTree::Ident(ident) if ident == "Self" => quote!(#self_ty),
+            TokenTree::Ident(ident) if ident == "Self" => respan(quote!(#self_ty), ident.span()),
             TokenTree::Group(group) => {
                 let mut replaced = proc_macro2::Group::new(
                     group.delimiter(),

@@ -1,5 +1,6 @@
 //! The tower layer that applies a CORS policy around routes.
 
+use std::convert::Infallible;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -10,20 +11,33 @@ use axum::response::Response;
 use cors_axum_core::{
     CorsConfigError, CorsOptions, CorsPolicy, CorsRequest, RequestKind, ResponseCredentials,
 };
-use http::{Method, Request};
+use http::{Method, Request, StatusCode};
 
 use super::service::{CorsService, RequestCors};
+
+/// The CORS of one route.
+#[derive(Debug, Clone)]
+pub(crate) enum RoutePolicy {
+    /// CORS on: the compiled policy, and whether preflights also go to the route's own
+    /// `OPTIONS` handler.
+    Enabled {
+        policy: Box<CorsPolicy>,
+        passthrough: bool,
+    },
+    /// CORS switched off (`cors = false`): no CORS header, preflights refused.
+    Disabled,
+}
 
 /// The compiled CORS of one path: the module's policy, and per-method policies where a
 /// controller or route has options of its own.
 #[derive(Debug)]
 pub(crate) struct PathCors {
-    pub(crate) default: CorsPolicy,
-    pub(crate) by_method: Vec<(Method, CorsPolicy)>,
+    pub(crate) default: RoutePolicy,
+    pub(crate) by_method: Vec<(Method, RoutePolicy)>,
 }
 
 impl PathCors {
-    fn policy_for(&self, method: &Method) -> &CorsPolicy {
+    fn policy_for(&self, method: &Method) -> &RoutePolicy {
         self.by_method
             .iter()
             .find(|(m, _)| m == method)
@@ -31,7 +45,7 @@ impl PathCors {
     }
 
     /// The policy that answers a preflight: that of the route the browser asks for.
-    fn preflight_policy(&self, request: &CorsRequest<'_>) -> &CorsPolicy {
+    fn preflight_policy(&self, request: &CorsRequest<'_>) -> &RoutePolicy {
         if self.by_method.is_empty() {
             return &self.default;
         }
@@ -40,15 +54,30 @@ impl PathCors {
             .and_then(|m| Method::from_bytes(m.as_bytes()).ok())
             .map_or(&self.default, |m| self.policy_for(&m))
     }
+
+    /// Whether preflights go on to the path's own `OPTIONS` handler.
+    fn passes_preflight_through(&self) -> bool {
+        matches!(
+            self.policy_for(&Method::OPTIONS),
+            RoutePolicy::Enabled {
+                passthrough: true,
+                ..
+            }
+        )
+    }
 }
 
 /// CORS for a plain axum `Router` that does not use the module system; `CorsModule` puts the
-/// same layer on each path of the module that imports it.
+/// same layer on each path of the modules it covers.
 ///
 /// It shares the engine of [`CorsModule`](crate::CorsModule): preflights are answered without
 /// calling the handler, other responses get the CORS headers, and handlers can extract
 /// [`CorsService`]. As the layer cannot know the methods of each route, the default
 /// allowed methods are those the preflight asks for; set them with `CorsOptions::methods`.
+///
+/// Put it outside every layer that may reject a request (authentication, rate limits), that
+/// is, add it last: `Router::layer` wraps what is already there, so preflights are then
+/// answered before those layers run and their rejections carry the CORS headers.
 ///
 /// ```
 /// use axum::{Router, routing::get};
@@ -69,14 +98,21 @@ pub struct CorsLayer {
 impl CorsLayer {
     /// Validates `options` and builds the layer.
     pub fn new(options: CorsOptions) -> Result<Self, CorsConfigError> {
-        let default = CorsPolicy::from_options(&options)?;
+        let default = if options.is_enabled() {
+            RoutePolicy::Enabled {
+                policy: Box::new(CorsPolicy::from_options(&options)?),
+                passthrough: options.passes_preflight_through(),
+            }
+        } else {
+            RoutePolicy::Disabled
+        };
         Ok(Self::for_path(Arc::new(PathCors {
             default,
             by_method: Vec::new(),
         })))
     }
 
-    /// The layer of one path of a module importing `CorsModule`.
+    /// The layer of one path of a module covered by `CorsModule`.
     pub(crate) fn for_path(cors: Arc<PathCors>) -> Self {
         Self { cors }
     }
@@ -115,10 +151,19 @@ where
     fn call(&mut self, mut request: Request<B>) -> Self::Future {
         let cors = CorsRequest::new(request.method(), request.headers());
         if cors.kind() == RequestKind::Preflight {
-            let policy = self.cors.preflight_policy(&cors);
             let mut response = Response::new(Body::empty());
-            let outcome = policy.answer_preflight(&cors, response.headers_mut());
-            *response.status_mut() = outcome.status;
+            let status = match self.cors.preflight_policy(&cors) {
+                RoutePolicy::Enabled { policy, .. } => {
+                    policy
+                        .answer_preflight(&cors, response.headers_mut())
+                        .status
+                }
+                RoutePolicy::Disabled => StatusCode::NO_CONTENT,
+            };
+            *response.status_mut() = status;
+            if self.cors.passes_preflight_through() {
+                return ResponseFuture::passthrough(self.inner.call(request), response);
+            }
             return ResponseFuture::preflight(response);
         }
         let origin = cors.capture_origin();
@@ -143,6 +188,11 @@ pin_project_lite::pin_project! {
     #[project = KindProj]
     enum Kind<F> {
         Preflight { response: Option<Response> },
+        Passthrough {
+            #[pin]
+            future: F,
+            preflight: Option<Response>,
+        },
         Actual {
             #[pin]
             future: F,
@@ -158,6 +208,15 @@ impl<F> ResponseFuture<F> {
         Self {
             kind: Kind::Preflight {
                 response: Some(response),
+            },
+        }
+    }
+
+    fn passthrough(future: F, preflight: Response) -> Self {
+        Self {
+            kind: Kind::Passthrough {
+                future,
+                preflight: Some(preflight),
             },
         }
     }
@@ -182,10 +241,18 @@ where
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         match self.project().kind.project() {
-            KindProj::Preflight { response } => {
-                // Polled again only after completion, which futures must not do; an empty
-                // response is the harmless answer.
-                Poll::Ready(Ok(response.take().unwrap_or_default()))
+            KindProj::Preflight { response } => Poll::Ready(Ok(response
+                .take()
+                .expect("a response future is not polled after it completed"))),
+            KindProj::Passthrough { future, preflight } => {
+                let mut response = std::task::ready!(future.poll(cx))?;
+                let preflight = preflight
+                    .take()
+                    .expect("a response future is not polled after it completed");
+                for (name, value) in preflight.headers() {
+                    response.headers_mut().append(name, value.clone());
+                }
+                Poll::Ready(Ok(response))
             }
             KindProj::Actual {
                 future,
@@ -200,13 +267,34 @@ where
                 } else {
                     ResponseCredentials::Policy
                 };
-                let policy = cors.policy_for(method);
-                let outcome = policy.actual_captured(state.origin(), headers, credentials);
-                if outcome.reflected_any_origin_with_credentials {
-                    super::service::warn_any_origin_with_credentials();
+                if let RoutePolicy::Enabled { policy, .. } = cors.policy_for(method) {
+                    let outcome = policy.actual_captured(state.origin(), headers, credentials);
+                    if outcome.reflected_any_origin_with_credentials {
+                        super::service::warn_any_origin_with_credentials();
+                    }
                 }
                 Poll::Ready(Ok(response))
             }
         }
+    }
+}
+
+/// The `404 Not Found` answer of paths that match no route, as a service that CORS can wrap.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct NotFound;
+
+impl<B> tower_service::Service<Request<B>> for NotFound {
+    type Response = Response;
+    type Error = Infallible;
+    type Future = std::future::Ready<Result<Response, Infallible>>;
+
+    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, _: Request<B>) -> Self::Future {
+        let mut response = Response::new(Body::empty());
+        *response.status_mut() = StatusCode::NOT_FOUND;
+        std::future::ready(Ok(response))
     }
 }

@@ -43,7 +43,12 @@ fn main() {
     seen.sort();
     assert_eq!(
         seen,
-        ["GET /api/users UsersModule", "GET /health AppModule", "OPTIONS /health AppModule"]
+        [
+            "GET /api/users UsersModule",
+            "GET /health AppModule",
+            "OPTIONS /api/users UsersModule",
+            "OPTIONS /health AppModule"
+        ]
     );
     assert_eq!(UsersModule::routes().unwrap().len(), 1);
 }

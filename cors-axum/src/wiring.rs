@@ -1,0 +1,144 @@
+//! What a route needs from its module, found at compile time and checked when the router is
+//! built: every `Inject<T>` has a provider in scope, and `CorsService` is used only under CORS.
+//!
+//! `#[controller]` knows the type of every handler argument and controller field. For each it
+//! writes `(&&Probe::<Type>::new()).declare(needs)`: method resolution picks the impl for
+//! `&Probe<Inject<T>>` or `&Probe<CorsService>` when the type is one of those (it matches with
+//! one reference fewer), and the do-nothing impl for `Probe<T>` otherwise. An `Option<Inject<T>>`
+//! is optional by construction and needs nothing.
+
+use std::any::{TypeId, type_name};
+use std::marker::PhantomData;
+
+use crate::CorsService;
+use crate::provider::Inject;
+
+/// What one route extracts that its module must provide.
+#[doc(hidden)]
+#[derive(Debug, Default)]
+pub struct Needs {
+    pub(crate) injected: Vec<(TypeId, &'static str)>,
+    pub(crate) cors_service: bool,
+}
+
+impl Needs {
+    /// The needs that `declare` writes.
+    pub(crate) fn of(declare: fn(&mut Needs)) -> Self {
+        let mut needs = Needs::default();
+        declare(&mut needs);
+        needs
+    }
+
+    fn inject<T: 'static>(&mut self) {
+        let id = TypeId::of::<T>();
+        if !self.injected.iter().any(|(known, _)| *known == id) {
+            self.injected.push((id, type_name::<T>()));
+        }
+    }
+}
+
+/// A type, probed for what it needs (see the module documentation).
+#[doc(hidden)]
+pub struct Probe<T: ?Sized>(PhantomData<fn() -> Box<T>>);
+
+impl<T: ?Sized> Probe<T> {
+    /// The probe of `T`.
+    pub const fn new() -> Self {
+        Probe(PhantomData)
+    }
+}
+
+impl<T: ?Sized> Default for Probe<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Declares what a needed type requires.
+#[doc(hidden)]
+pub trait DeclareNeed {
+    /// Adds the requirement to `needs`.
+    fn declare(&self, needs: &mut Needs);
+}
+
+impl<T: 'static> DeclareNeed for &Probe<Inject<T>> {
+    fn declare(&self, needs: &mut Needs) {
+        needs.inject::<T>();
+    }
+}
+
+impl DeclareNeed for &Probe<CorsService> {
+    fn declare(&self, needs: &mut Needs) {
+        needs.cors_service = true;
+    }
+}
+
+/// The fallback for every other type: nothing needed.
+#[doc(hidden)]
+pub trait DeclareNothing {
+    /// Does nothing.
+    fn declare(&self, needs: &mut Needs);
+}
+
+impl<T: ?Sized> DeclareNothing for Probe<T> {
+    fn declare(&self, _: &mut Needs) {}
+}
+
+/// The needs of a controller's fields, implemented by `#[controller]` on a struct.
+#[doc(hidden)]
+pub trait FieldNeeds {
+    /// Adds the needs of every field.
+    fn declare_fields(needs: &mut Needs);
+}
+
+/// Declares the needs of a controller's fields, when it is a struct controller.
+#[doc(hidden)]
+pub trait DeclareFields {
+    /// Adds the needs of the controller's fields to `needs`.
+    fn declare_fields(&self, needs: &mut Needs);
+}
+
+impl<T: FieldNeeds> DeclareFields for &Probe<T> {
+    fn declare_fields(&self, needs: &mut Needs) {
+        T::declare_fields(needs);
+    }
+}
+
+/// The fallback for a controller that is not a struct controller (an error reported elsewhere).
+#[doc(hidden)]
+pub trait DeclareNoFields {
+    /// Does nothing.
+    fn declare_fields(&self, needs: &mut Needs);
+}
+
+impl<T: ?Sized> DeclareNoFields for Probe<T> {
+    fn declare_fields(&self, _: &mut Needs) {}
+}
+
+#[cfg(test)]
+// The borrows pick the impl, as in the code `#[controller]` writes.
+#[allow(clippy::needless_borrow)]
+mod tests {
+    use super::*;
+
+    #[derive(Clone)]
+    struct Db;
+
+    fn declare_all(needs: &mut Needs) {
+        (&&Probe::<Inject<Db>>::new()).declare(needs);
+        (&&Probe::<Option<Inject<String>>>::new()).declare(needs);
+        (&&Probe::<String>::new()).declare(needs);
+        (&&Probe::<CorsService>::new()).declare(needs);
+        (&&Probe::<Inject<Db>>::new()).declare(needs);
+    }
+
+    #[test]
+    fn probes_find_injected_types_and_cors_service_only() {
+        let needs = Needs::of(declare_all);
+        assert_eq!(needs.injected.len(), 1, "{needs:?}");
+        assert_eq!(needs.injected[0].0, TypeId::of::<Db>());
+        assert!(needs.injected[0].1.ends_with("Db"));
+        assert!(needs.cors_service);
+        assert!(!Needs::of(|needs| (&&Probe::<String>::new()).declare(needs)).cors_service);
+    }
+}
