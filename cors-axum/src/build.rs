@@ -17,7 +17,7 @@ use tower_layer::Layer;
 use tower_service::Service;
 
 use crate::controller::{ControllerEntry, ControllerRef, RouteDef, method_rank};
-use crate::cors::{CorsImport, RoutePolicy};
+use crate::cors::{CorsImport, Provided, RoutePolicy};
 use crate::cors::{CorsLayer, CorsRoute, ModuleCors, ModuleCorsPaths, NotFound, PathCors};
 use crate::error::BuildError;
 use crate::guard::{Guard, GuardFn, Guards};
@@ -27,12 +27,19 @@ use crate::table::{RouteCors, RouteInfo, RouteTable};
 use crate::wiring::Needs;
 
 /// A built application: the axum [`Router`] and its [`RouteTable`].
-#[derive(Debug)]
 pub struct Application<S = ()> {
     router: Router<S>,
     /// In mounting order; sorted when first read, so that `router()` alone never sorts.
     unsorted: RouteTable,
     routes: OnceLock<RouteTable>,
+}
+
+impl<S> std::fmt::Debug for Application<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Application")
+            .field("routes", &self.unsorted.len())
+            .finish_non_exhaustive()
+    }
 }
 
 impl<S: Clone + Send + Sync + 'static> Application<S> {
@@ -199,7 +206,7 @@ impl<S: Clone + Send + Sync + 'static> ApplicationBuilder<S> {
         if let Some(cors) = root_cors.filter(ModuleCors::is_enabled) {
             let fallback = PathCors {
                 default: RoutePolicy::Enabled {
-                    policy: Box::new(cors.fallback_policy()?),
+                    policy: Box::new(cors.fallback_policy(builder.providers.get::<CorsOptions>())?),
                     passthrough: false,
                 },
                 by_method: Vec::new(),
@@ -365,7 +372,11 @@ impl<S: Clone + Send + Sync + 'static> Builder<S> {
 
         let mut cors = match &scope.cors {
             Some(cors) if cors.is_enabled() => {
-                let paths = ModuleCorsPaths::new(module, cors, providers.get::<CorsOptions>())?;
+                let provided = Provided {
+                    application: self.providers.get::<CorsOptions>(),
+                    module: providers.get::<CorsOptions>(),
+                };
+                let paths = ModuleCorsPaths::new(module, cors, provided)?;
                 paths.is_enabled().then_some(paths)
             }
             _ => None,

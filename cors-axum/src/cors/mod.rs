@@ -156,10 +156,18 @@ impl ModuleCors {
         self.options.is_enabled()
     }
 
-    /// The policy of paths that match no route (the `404` answer): the methods a preflight asks
-    /// for are allowed, since no route says otherwise.
-    pub(crate) fn fallback_policy(&self) -> Result<CorsPolicy, BuildError> {
-        CorsPolicy::from_options(&self.options).map_err(|e| {
+    /// The policy of paths that match no route (the `404` answer), with the options the
+    /// application provides: the methods a preflight asks for are allowed, since no route says
+    /// otherwise.
+    pub(crate) fn fallback_policy(
+        &self,
+        application: Option<&CorsOptions>,
+    ) -> Result<CorsPolicy, BuildError> {
+        let options = match application {
+            Some(given) => self.options.merge(given),
+            None => self.options.clone(),
+        };
+        CorsPolicy::from_options(&options).map_err(|e| {
             cors_error(
                 self.from,
                 None,
@@ -168,6 +176,15 @@ impl ModuleCors {
             )
         })
     }
+}
+
+/// `CorsOptions` provided where a module's CORS applies, least specific first.
+#[derive(Clone, Copy)]
+pub(crate) struct Provided<'a> {
+    /// By the application (`.provide(..)` of its builder).
+    pub(crate) application: Option<&'a CorsOptions>,
+    /// By the module (`providers_per_rou`).
+    pub(crate) module: Option<&'a CorsOptions>,
 }
 
 /// One route of a path, as CORS needs it.
@@ -193,25 +210,27 @@ impl ModuleCorsPaths {
     pub(crate) fn new(
         module: &'static str,
         cors: &ModuleCors,
-        provided: Option<&CorsOptions>,
+        provided: Provided<'_>,
     ) -> Result<Self, BuildError> {
-        let options = match provided {
-            Some(provided) => {
-                let options = cors.options.merge(provided);
-                if options.is_enabled() {
-                    CorsPolicy::from_options(&options).map_err(|e| {
-                        cors_error(
-                            module,
-                            None,
-                            format!("`providers_per_rou` of `{module}`"),
-                            e,
-                        )
-                    })?;
-                }
-                options
+        let mut options = cors.options.clone();
+        let levels = [
+            (
+                provided.application,
+                "`.provide(..)` of the application builder".to_owned(),
+            ),
+            (
+                provided.module,
+                format!("`providers_per_rou` of `{module}`"),
+            ),
+        ];
+        for (given, given_in) in levels {
+            let Some(given) = given else { continue };
+            options = options.merge(given);
+            if options.is_enabled() {
+                CorsPolicy::from_options(&options)
+                    .map_err(|e| cors_error(module, None, given_in, e))?;
             }
-            None => cors.options.clone(),
-        };
+        }
         Ok(Self {
             module,
             from: cors.from,

@@ -1,0 +1,187 @@
+//! The API of the example application: a root module with CORS for the whole application, a
+//! public health check and session, and a users module under `/api/v1` behind a bearer token.
+
+use std::sync::{Arc, RwLock};
+
+use axum::Json;
+use axum::extract::{FromRef, FromRequestParts, Path, State};
+use axum::http::request::Parts;
+use axum::http::{StatusCode, header};
+use cors_axum::prelude::*;
+use cors_axum::{ApplicationBuilder, CorsOptions};
+use serde::{Deserialize, Serialize};
+
+/// The configuration, read from a JSON file at start.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct Config {
+    /// Where to listen, such as `127.0.0.1:3000`.
+    pub(crate) listen: String,
+    /// The bearer token the users API requires.
+    pub(crate) api_token: String,
+    /// CORS for the whole application: origins, credentials, headers, max-age.
+    pub(crate) cors: CorsOptions,
+}
+
+/// The application state: the users "database".
+#[derive(Clone, Default)]
+pub(crate) struct AppState {
+    pub(crate) users: Users,
+}
+
+/// The stored users.
+#[derive(Clone, Default)]
+pub(crate) struct Users(Arc<RwLock<Vec<User>>>);
+
+impl FromRef<AppState> for Users {
+    fn from_ref(state: &AppState) -> Users {
+        state.users.clone()
+    }
+}
+
+#[derive(Clone, Serialize)]
+pub(crate) struct User {
+    pub(crate) id: usize,
+    pub(crate) name: String,
+}
+
+#[derive(Deserialize)]
+pub(crate) struct NewUser {
+    pub(crate) name: String,
+}
+
+/// The token the users API requires, provided at start from the configuration.
+#[derive(Clone)]
+pub(crate) struct ApiToken(pub(crate) String);
+
+/// A guard: requests without `Authorization: Bearer <token>` get `401`, which carries the CORS
+/// headers like any other answer, so the page can read it.
+pub(crate) struct Bearer;
+
+impl<S: Send + Sync> FromRequestParts<S> for Bearer {
+    type Rejection = (
+        StatusCode,
+        [(header::HeaderName, &'static str); 1],
+        &'static str,
+    );
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        let unauthorized = (
+            StatusCode::UNAUTHORIZED,
+            [(header::WWW_AUTHENTICATE, "Bearer")],
+            "missing or wrong bearer token\n",
+        );
+        let Ok(Inject(ApiToken(token))) =
+            Inject::<ApiToken>::from_request_parts(parts, state).await
+        else {
+            return Err(unauthorized);
+        };
+        let sent = parts
+            .headers
+            .get(header::AUTHORIZATION)
+            .and_then(|value| value.to_str().ok())
+            .and_then(|value| value.strip_prefix("Bearer "));
+        match sent {
+            Some(sent) if sent == token => Ok(Bearer),
+            _ => Err(unauthorized),
+        }
+    }
+}
+
+/// `/api/v1/users`: the users, behind the bearer token.
+pub(crate) struct UsersController;
+
+#[controller("users", state = AppState)]
+impl UsersController {
+    #[route("GET")]
+    async fn list(State(users): State<Users>) -> Json<Vec<User>> {
+        Json(users.0.read().expect("not poisoned").clone())
+    }
+
+    #[route("POST")]
+    async fn create(
+        State(users): State<Users>,
+        Json(new): Json<NewUser>,
+    ) -> (StatusCode, [(header::HeaderName, String); 1], Json<User>) {
+        let mut users = users.0.write().expect("not poisoned");
+        let user = User {
+            id: users.len() + 1,
+            name: new.name,
+        };
+        users.push(user.clone());
+        let location = format!("/api/v1/users/{}", user.id);
+        (
+            StatusCode::CREATED,
+            [(header::LOCATION, location)],
+            Json(user),
+        )
+    }
+
+    #[route("GET", "{id}")]
+    async fn one(
+        State(users): State<Users>,
+        Path(id): Path<usize>,
+    ) -> Result<Json<User>, StatusCode> {
+        let users = users.0.read().expect("not poisoned");
+        users
+            .iter()
+            .find(|user| user.id == id)
+            .cloned()
+            .map(Json)
+            .ok_or(StatusCode::NOT_FOUND)
+    }
+}
+
+feature_module! {
+    /// The users API, imported under `/api/v1`.
+    pub(crate) struct UsersModule {
+        state: AppState,
+        controllers: [UsersController],
+        guards: [Bearer],
+    }
+}
+
+/// `/health` and `/session`: public.
+pub(crate) struct PublicController;
+
+#[controller]
+impl PublicController {
+    #[route("GET", "health")]
+    async fn health() -> &'static str {
+        "ok\n"
+    }
+
+    /// Signs in: sets the session cookie on a credentialed response.
+    #[route("POST", "session")]
+    async fn sign_in(cors: CorsService, ctx: RequestContext) -> Response {
+        cors.set_cookie("session", "example-session");
+        ctx.send("signed in\n")
+    }
+
+    /// Shows the session cookie the browser sent back.
+    #[route("GET", "session")]
+    async fn session(ctx: RequestContext) -> String {
+        let cookie = ctx
+            .headers()
+            .get(header::COOKIE)
+            .and_then(|value| value.to_str().ok())
+            .unwrap_or("");
+        format!("cookie: {cookie}\n")
+    }
+}
+
+rest_root_module! {
+    /// The application: CORS for every module, the public routes, the users API under `/api/v1`.
+    pub(crate) struct AppModule {
+        state: AppState,
+        imports: [CorsModule, Import::at("/api/v1", UsersModule)],
+        controllers: [PublicController],
+    }
+}
+
+/// The application as configured: the CORS options and the token come from the configuration.
+pub(crate) fn application(config: &Config) -> ApplicationBuilder<AppState> {
+    AppModule::builder()
+        .provide(config.cors.clone())
+        .provide(ApiToken(config.api_token.clone()))
+}

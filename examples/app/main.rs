@@ -1,0 +1,44 @@
+//! A realistic application: configuration read from a file, CORS for the whole application
+//! from that configuration, a feature module under `/api/v1` behind a bearer-token guard, axum
+//! `State` and a value provided at start.
+//!
+//! ```text
+//! cargo run --example app                      # reads examples/app/config.json
+//! APP_CONFIG=my-config.json cargo run --example app
+//! ```
+//!
+//! Then, from a page on `http://localhost:8080` (or with curl):
+//!
+//! ```text
+//! curl -i -H 'Origin: http://localhost:8080' http://127.0.0.1:3000/api/v1/users
+//!     401, with Access-Control-Allow-Origin: the page can read the refusal
+//! curl -i -H 'Origin: http://localhost:8080' -H 'Authorization: Bearer change-me' \
+//!     http://127.0.0.1:3000/api/v1/users
+//! ```
+
+mod api;
+
+use anyhow::Context as _;
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    tracing_subscriber::fmt().with_target(false).init();
+
+    let path = std::env::var("APP_CONFIG").unwrap_or_else(|_| {
+        concat!(env!("CARGO_MANIFEST_DIR"), "/examples/app/config.json").to_owned()
+    });
+    let text = std::fs::read_to_string(&path).with_context(|| format!("reading {path}"))?;
+    let config: api::Config =
+        serde_json::from_str(&text).with_context(|| format!("parsing {path}"))?;
+
+    // Invalid CORS options in the file, a missing provider, a route conflict: errors here.
+    let app = api::application(&config).build()?;
+    print!("{}", app.routes());
+    let router = app.into_router().with_state(api::AppState::default());
+
+    let listener = tokio::net::TcpListener::bind(&config.listen).await?;
+    println!("listening on http://{}", listener.local_addr()?);
+    // `into_make_service` shares the prepared router with every connection.
+    axum::serve(listener, router.into_make_service()).await?;
+    Ok(())
+}
