@@ -267,8 +267,8 @@ pub async fn start(host: &str, api_port: u16, page_port: u16) -> anyhow::Result<
         );
 
     let servers = vec![
-        tokio::spawn(async move { axum::serve(api_listener, api).await }),
-        tokio::spawn(async move { axum::serve(page_listener, page).await }),
+        tokio::spawn(async move { axum::serve(api_listener, api.into_make_service()).await }),
+        tokio::spawn(async move { axum::serve(page_listener, page.into_make_service()).await }),
     ];
     Ok(Demo {
         page_url: format!("http://{page_addr}/"),

@@ -79,6 +79,6 @@ async fn main() -> anyhow::Result<()> {
     let port = std::env::var("PORT").unwrap_or_else(|_| "3000".to_owned());
     let listener = tokio::net::TcpListener::bind(format!("{host}:{port}")).await?;
     println!("listening on http://{}", listener.local_addr()?);
-    axum::serve(listener, app.into_router()).await?;
+    axum::serve(listener, app.into_router().into_make_service()).await?;
     Ok(())
 }

@@ -81,7 +81,7 @@ fn main() -> anyhow::Result<()> {
     runtime.block_on(async move {
         let listener = tokio::net::TcpListener::bind(format!("127.0.0.1:{port}")).await?;
         println!("{which} listening on http://{}", listener.local_addr()?);
-        axum::serve(listener, app).await?;
+        axum::serve(listener, app.into_make_service()).await?;
         anyhow::Ok(())
     })
 }

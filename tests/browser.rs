@@ -441,7 +441,7 @@ async fn serve(router: Router) -> u16 {
         .await
         .expect("bind 127.0.0.1:0");
     let port = listener.local_addr().expect("local address").port();
-    tokio::spawn(async move { axum::serve(listener, router).await });
+    tokio::spawn(async move { axum::serve(listener, router.into_make_service()).await });
     port
 }
 

@@ -150,6 +150,10 @@ impl<S: Clone + Send + Sync + 'static> ApplicationBuilder<S> {
     /// Provides `value` to every route of the application, through [`Inject<T>`]; a module,
     /// controller or route that provides a value of the same type wins.
     ///
+    /// [`CorsOptions`](crate::CorsOptions) provided here are merged over those of the
+    /// `CorsModule` imports, wherever CORS applies: the way to configure CORS from a file read at
+    /// start. They do not switch CORS on where no `CorsModule` is imported.
+    ///
     /// [`Inject<T>`]: crate::Inject
     pub fn provide<T: Clone + Send + Sync + 'static>(mut self, value: T) -> Self {
         self.providers = self.providers.use_value(value);
