@@ -98,6 +98,10 @@ use tokio::sync::mpsc;
 #[allow(dead_code, unreachable_pub)]
 mod browser_demo;
 
+#[path = "../examples/app/api.rs"]
+#[allow(dead_code)]
+mod app;
+
 /// How long a page may take to report; a scenario takes one to three seconds here.
 const REPORT_TIMEOUT: Duration = Duration::from_secs(30);
 
@@ -452,7 +456,9 @@ const PAGE: &str = r#"<!doctype html>
 <pre id="out">running</pre>
 <script>
 const CONFIG = __CONFIG__;
-const READ = ['content-type', 'x-request-id', 'x-internal', 'access-control-allow-origin'];
+const READ = ['content-type', 'x-request-id', 'x-internal', 'access-control-allow-origin', 'location',
+  'www-authenticate'];
+const BEARER = { Authorization: 'Bearer ' + CONFIG.token };
 const JSON_TYPE = { 'Content-Type': 'application/json' };
 
 async function call(path, init) {
@@ -488,6 +494,19 @@ const CASES = {
   uncached_1: () => call('/uncached', { method: 'PUT' }),
   uncached_2: () => call('/uncached', { method: 'PUT' }),
   cookie_check: () => call('/cookies/check', { credentials: 'include' }),
+  // The example application: a bearer-token API under /api/v1, CORS for the whole application.
+  users_no_token: () => call('/api/v1/users'),
+  users_wrong_token: () => call('/api/v1/users?case=wrong', { headers: { Authorization: 'Bearer wrong' } }),
+  users_create: () => call('/api/v1/users', {
+    method: 'POST',
+    headers: { ...BEARER, 'Content-Type': 'application/json' },
+    body: '{"name":"ada"}',
+  }),
+  users_list: () => call('/api/v1/users?case=list', { headers: BEARER }),
+  users_typo: () => call('/api/v1/userz'),
+  users_typo_preflighted: () => call('/api/v1/userz?case=preflighted', { headers: BEARER }),
+  app_sign_in: () => call('/session', { method: 'POST', credentials: 'include' }),
+  app_session: () => call('/session', { credentials: 'include' }),
 };
 
 function run(name) {
@@ -514,7 +533,7 @@ function run(name) {
 
 /// Serves the page for `cases` against `api`; each report goes to `reports`. Returns the port.
 async fn page_server(api: &str, cases: &[String], reports: mpsc::Sender<String>) -> u16 {
-    let config = json!({ "api": api, "cases": cases });
+    let config = json!({ "api": api, "cases": cases, "token": APP_TOKEN });
     let html = PAGE.replace("__CONFIG__", &config.to_string());
     let router = Router::new()
         .route(
@@ -772,11 +791,41 @@ impl Outcome {
 
 /// Runs `cases` in Chromium from the scenario's page origin against its API origin.
 async fn run_scenario(browser: &Path, scenario: &Scenario, cases: &[String]) -> Outcome {
+    let api = ApiModule::router().expect("the API builds");
+    run_scenario_on(browser, scenario, cases, api).await
+}
+
+/// The token of the example application in the browser tests.
+const APP_TOKEN: &str = "browser-test-token";
+
+/// The example application (`examples/app`), allowing pages on loopback with credentials.
+fn example_app() -> Router {
+    let config = app::Config {
+        listen: String::new(),
+        api_token: APP_TOKEN.to_owned(),
+        cors: CorsOptions::new()
+            .origin(AllowOrigin::predicate(is_loopback_page))
+            .credentials(true)
+            .allow_headers(["authorization", "content-type"])
+            .expose_headers(["location"]),
+    };
+    app::application(&config)
+        .router()
+        .expect("the example application builds")
+        .with_state(app::AppState::default())
+}
+
+/// [`run_scenario`] against `api`.
+async fn run_scenario_on(
+    browser: &Path,
+    scenario: &Scenario,
+    cases: &[String],
+    api: Router,
+) -> Outcome {
     let _turn = BROWSER_TURN.lock().await;
     let version = browser_version(browser).await;
     let wire = Arc::new(Wire::default());
-    let api = ApiModule::router()
-        .expect("the API builds")
+    let api = api
         .layer(axum::middleware::from_fn_with_state(wire.clone(), record))
         .layer(Extension(wire.clone()));
     let api_port = serve(api).await;
@@ -1051,6 +1100,63 @@ async fn cross_origin_cookie_scenario(browser: &Path, scenario: &Scenario) {
     );
 
     check_cookie_findings(scenario.name, &outcome);
+}
+
+/// The example application, cross-site (page on `localhost`, API on `127.0.0.1`): its
+/// bearer-token guard runs inside CORS, so the preflight of a request with `Authorization`
+/// passes, a request without the token gets a `401` the page can read, and one with it gets
+/// through; the users module mounted under `/api/v1` is covered by the root's CORS, and a
+/// mistyped path gets a `404` the page can read, preflighted or not.
+#[tokio::test]
+async fn bearer_token_api_and_feature_module_of_the_example_app() {
+    let Some(browser) = browser() else { return };
+    let scenario = Scenario::new("example_app", "localhost", "127.0.0.1");
+    let cases = cases(&[
+        "users_no_token",
+        "users_wrong_token",
+        "users_create",
+        "users_list",
+        "users_typo",
+        "users_typo_preflighted",
+        "app_sign_in",
+        "app_session",
+    ]);
+    let outcome = run_scenario_on(&browser, &scenario, &cases, example_app()).await;
+    let (report, wire) = (&outcome.report, &outcome.wire);
+
+    let refused = report.ok("users_no_token", 401, "missing or wrong bearer token");
+    assert!(
+        refused["headers"]["www-authenticate"].is_null(),
+        "not exposed: {refused}"
+    );
+    assert_eq!(wire.preflights("/api/v1/users"), 1, "{}", wire.dump());
+    report.ok("users_wrong_token", 401, "missing or wrong bearer token");
+    assert_eq!(
+        wire.preflights("/api/v1/users?case=wrong"),
+        1,
+        "{}",
+        wire.dump()
+    );
+    assert_eq!(wire.actual("GET", "/api/v1/users?case=wrong"), 1);
+
+    let created = report.ok("users_create", 201, r#"{"id":1,"name":"ada"}"#);
+    assert_eq!(
+        created["headers"]["location"], "/api/v1/users/1",
+        "{created}"
+    );
+    report.ok("users_list", 200, r#"[{"id":1,"name":"ada"}]"#);
+
+    report.ok("users_typo", 404, "");
+    report.ok("users_typo_preflighted", 404, "");
+    assert_eq!(
+        wire.preflights("/api/v1/userz?case=preflighted"),
+        1,
+        "{}",
+        wire.dump()
+    );
+
+    report.ok("app_sign_in", 200, "signed in");
+    report.ok("app_session", 200, "cookie: session=example-session");
 }
 
 /// A page on an origin that is not allowed: the browser blocks every response, and sends no
