@@ -184,6 +184,11 @@ fn generate(decl: &ModuleDecl) -> syn::Result<TokenStream> {
 
             /// Builds the module's `axum::Router`; conflicts, invalid options and missing
             /// providers are errors.
+            ///
+            /// Add authentication and other layers that may reject a request with `layers`
+            /// or `guards` in a module, or with `builder().layer(..)`: those run inside the CORS
+            /// handling. `Router::layer` on the router returned here wraps CORS too, so such a
+            /// layer would reject preflights and answer without CORS headers.
             #vis fn router() -> ::core::result::Result<
                 #private::axum::Router<#app_state>,
                 #private::BuildError,

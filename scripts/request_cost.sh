@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Instructions and heap allocations per request through a whole axum::Router: CorsModule, axum
+# with tower-http's CorsLayer, and the floor (plain axum writing the same headers statically).
+# Instructions come from callgrind (counting only `drive`, one request each), allocations from a
+# counting allocator in the benchmark, over 1,000 requests after one warm-up request; the
+# machine's load moves neither.
+#
+#   bash scripts/request_cost.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+command -v valgrind >/dev/null || { echo "valgrind is needed: apt-get install -y valgrind" >&2; exit 1; }
+
+cargo bench -p cors-axum --bench requests --no-run 2>/dev/null
+BIN=$(ls -t target/release/deps/requests-* | grep -v '\.d$' | head -1)
+OUT=$(mktemp -d)
+trap 'rm -rf "$OUT"' EXIT
+
+N=1000
+count() { # router request -> "instructions allocations" per request
+    local case="$1/$2"
+    REQUEST_COST_ONCE=$case valgrind --tool=callgrind --toggle-collect='requests::drive' \
+        --callgrind-out-file="$OUT/cg" "$BIN" >"$OUT/out" 2>"$OUT/cg.log"
+    local instructions allocations
+    instructions=$(grep -E '^summary:' "$OUT/cg" | awk '{print $2}')
+    # Counted by the benchmark itself, outside valgrind: allocations of the 1,000 requests.
+    allocations=$(REQUEST_COST_ONCE=$case "$BIN" | awk '/^allocations/ {print $2}')
+    echo "$((instructions / N)) $allocations"
+}
+
+printf '| request | ours | tower-http | floor | ours/tower | ours/floor | allocations ours/tower/floor |\n'
+printf '|---|---:|---:|---:|---:|---:|---|\n'
+for request in preflight get no-origin; do
+    read -r oi oa < <(count ours "$request")
+    read -r ti ta < <(count tower-http "$request")
+    read -r fi fa < <(count floor "$request")
+    ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+    printf '| %s | %s | %s | %s | %s | %s | %s / %s / %s |\n' "$request" "$oi" "$ti" "$fi" \
+        "$(ratio "$oi" "$ti")" "$(ratio "$oi" "$fi")" "$oa" "$ta" "$fa"
+done
