@@ -8,7 +8,8 @@ use std::task::{Context, Poll};
 use axum::body::Body;
 use axum::response::Response;
 use cors_axum_core::{
-    CorsConfigError, CorsOptions, CorsPolicy, CorsRequest, RequestKind, ResponseCredentials,
+    CorsConfigError, CorsOptions, CorsPolicy, CorsRequest, Refusal, RequestKind,
+    ResponseCredentials,
 };
 use http::{Method, Request};
 
@@ -115,19 +116,18 @@ where
     fn call(&mut self, mut request: Request<B>) -> Self::Future {
         let cors = CorsRequest::new(request.method(), request.headers());
         if cors.kind() == RequestKind::Preflight {
-            let policy = self.cors.preflight_policy(&cors);
+            let decision = self.cors.preflight_policy(&cors).preflight(&cors);
             let mut response = Response::new(Body::empty());
-            let outcome = policy.answer_preflight(&cors, response.headers_mut());
-            *response.status_mut() = outcome.status;
+            *response.status_mut() = decision.status();
+            decision.write(response.headers_mut());
             return ResponseFuture::preflight(response);
         }
-        let origin = cors.capture_origin();
-        let state = Arc::new(RequestCors::new(origin, request.headers(), request.uri()));
+        let decision = self.cors.policy_for(request.method()).actual(&cors);
+        let state = Arc::new(RequestCors::new(decision, request.headers(), request.uri()));
         request
             .extensions_mut()
             .insert(CorsService::new(state.clone()));
-        let method = request.method().clone();
-        ResponseFuture::actual(self.inner.call(request), self.cors.clone(), method, state)
+        ResponseFuture::actual(self.inner.call(request), state)
     }
 }
 
@@ -146,8 +146,6 @@ pin_project_lite::pin_project! {
         Actual {
             #[pin]
             future: F,
-            cors: Arc<PathCors>,
-            method: Method,
             state: Arc<RequestCors>,
         },
     }
@@ -162,14 +160,9 @@ impl<F> ResponseFuture<F> {
         }
     }
 
-    fn actual(future: F, cors: Arc<PathCors>, method: Method, state: Arc<RequestCors>) -> Self {
+    fn actual(future: F, state: Arc<RequestCors>) -> Self {
         Self {
-            kind: Kind::Actual {
-                future,
-                cors,
-                method,
-                state,
-            },
+            kind: Kind::Actual { future, state },
         }
     }
 }
@@ -187,12 +180,7 @@ where
                 // response is the harmless answer.
                 Poll::Ready(Ok(response.take().unwrap_or_default()))
             }
-            KindProj::Actual {
-                future,
-                cors,
-                method,
-                state,
-            } => {
+            KindProj::Actual { future, state } => {
                 let mut response = std::task::ready!(future.poll(cx))?;
                 let headers = response.headers_mut();
                 let credentials = if state.write_cookies(headers) {
@@ -200,9 +188,8 @@ where
                 } else {
                     ResponseCredentials::Policy
                 };
-                let policy = cors.policy_for(method);
-                let outcome = policy.actual_captured(state.origin(), headers, credentials);
-                if outcome.reflected_any_origin_with_credentials {
+                let refusal = state.decision().write(headers, credentials);
+                if refusal == Some(Refusal::CredentialsUnderAnyOrigin) {
                     super::service::warn_any_origin_with_credentials();
                 }
                 Poll::Ready(Ok(response))
