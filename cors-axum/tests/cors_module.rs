@@ -426,7 +426,7 @@ async fn cors_layer_works_on_a_plain_router() {
     let layer = CorsLayer::new(
         CorsOptions::new()
             .origin(ORIGIN)
-            .preflight_status(PreflightStatus::Ok)
+            .preflight_status(PreflightStatus::OK)
             .credentials(true),
     )
     .unwrap();

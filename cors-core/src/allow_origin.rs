@@ -104,7 +104,7 @@ impl AllowOrigin {
     /// handler makes credentialed reflects the origin with
     /// `Access-Control-Allow-Credentials: true`: every website can then make credentialed
     /// requests (with the user's cookies) and read the answers. Use it only for resources meant
-    /// for that.
+    /// for that. In configuration files: `"origin": "mirror"`.
     pub fn mirror_request() -> Self {
         AllowOrigin(OriginSpec::Mirror)
     }
@@ -183,6 +183,11 @@ fn origin_error(origin: &str, error: OriginConfigError) -> CorsConfigError {
             "`{origin}` contains user information; write it as `{}`",
             suggested_origin(origin)
         ),
+        OriginConfigError::Syntax(OriginSyntaxError::NotAnOrigin) if origin == "mirror" => {
+            "`mirror` is not an origin; to reflect every origin, write `\"origin\": \"mirror\"` alone, \
+             not in a list"
+                .to_owned()
+        }
         OriginConfigError::Syntax(OriginSyntaxError::NotAnOrigin) => {
             format!("`{origin}` is not an origin; {SHAPE}")
         }
@@ -292,10 +297,12 @@ impl<const N: usize> From<[String; N]> for AllowOrigin {
 
 #[cfg(feature = "serde")]
 impl<'de> serde::Deserialize<'de> for AllowOrigin {
-    /// `"*"`, one origin or pattern, or a list of origins and patterns.
+    /// `"*"` (any), `"mirror"` ([`AllowOrigin::mirror_request`]), one origin or pattern, or a
+    /// list of origins and patterns.
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         Ok(
             match crate::options::StringOrList::deserialize(deserializer)? {
+                crate::options::StringOrList::String(s) if s == "mirror" => Self::mirror_request(),
                 crate::options::StringOrList::String(s) => Self::from(s),
                 crate::options::StringOrList::List(list) => Self::list(list),
             },
@@ -418,6 +425,12 @@ mod tests {
             set.refusal(&path),
             Refusal::MalformedOrigin { origin: &path }
         );
+    }
+
+    #[test]
+    fn mirror_is_not_an_origin_in_a_list() {
+        let err = AllowOrigin::list(["mirror"]).compile(false).unwrap_err();
+        assert!(err.to_string().contains("alone, not in a list"), "{err}");
     }
 
     #[test]

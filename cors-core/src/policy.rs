@@ -151,7 +151,7 @@ impl CorsPolicy {
             .compile(credentials)?;
         let max_age = options.max_age.map(crate::MaxAge::compile).transpose()?;
         let private_network = options.private_network.unwrap_or(false);
-        let preflight_status = options.preflight_status.unwrap_or_default().status_code();
+        let preflight_status = options.preflight_status.unwrap_or_default().compile()?;
         let rejected_status = match options.rejected_preflight.unwrap_or_default() {
             RejectedPreflight::NoCorsHeaders => preflight_status,
             RejectedPreflight::Forbidden => StatusCode::FORBIDDEN,

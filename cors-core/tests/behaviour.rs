@@ -528,7 +528,7 @@ fn forbidden_and_ok_statuses() {
     let policy = CorsPolicy::from_options(
         &CorsOptions::new()
             .origin("https://example.com")
-            .preflight_status(PreflightStatus::Ok)
+            .preflight_status(PreflightStatus::OK)
             .rejected_preflight(RejectedPreflight::Forbidden),
     )
     .unwrap();
