@@ -5,6 +5,7 @@ mod actual;
 mod allow_headers;
 mod allow_methods;
 mod allow_origin;
+pub mod browser;
 mod error;
 mod expose_headers;
 mod header_list;
