@@ -144,6 +144,7 @@ impl ActualDecision {
     /// [`refusal`](ActualDecision::refusal), or [`Refusal::CredentialsUnderAnyOrigin`] for a
     /// response made credentialed under [`AllowOrigin::any()`](crate::AllowOrigin::any), which
     /// is answered `*` with `Access-Control-Allow-Credentials: true` (a caller may warn once).
+    #[inline]
     pub fn write(
         &self,
         response_headers: &mut HeaderMap,

@@ -103,6 +103,7 @@ impl<'a> PreflightDecision<'a> {
     /// yet, as in a new `Response`), which would allocate on its first insert anyway, the
     /// policy's prebuilt headers are cloned: one copy instead of a hashed insert per header; then
     /// only the values that depend on the request are set.
+    #[inline]
     pub fn write(self, response_headers: &mut HeaderMap) {
         let policy = self.policy;
         let Ok(grant) = self.answer else {
