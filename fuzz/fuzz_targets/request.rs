@@ -1,14 +1,20 @@
 //! Feeds arbitrary methods and request headers through the engine's one path (classify, decide,
-//! write) under several policies, checking the invariants that must hold for any input.
+//! write) under several policies, checking the invariants that must hold for any input, and
+//! checking the answers with the browser oracle: when the engine grants a request a browser
+//! could have sent, the browser accepts the answer; when it refuses, the browser refuses too.
 #![no_main]
 
 use std::sync::OnceLock;
 
+use cors_axum_core::browser::{CredentialsMode, ScriptRequest};
 use cors_axum_core::{
     AllowHeaders, AllowMethods, AllowOrigin, CorsOptions, CorsPolicy, CorsRequest, Refusal,
     RequestKind, ResponseCredentials,
 };
-use http::header::{ACCESS_CONTROL_ALLOW_CREDENTIALS, ACCESS_CONTROL_ALLOW_ORIGIN, VARY};
+use http::header::{
+    ACCESS_CONTROL_ALLOW_CREDENTIALS, ACCESS_CONTROL_ALLOW_ORIGIN, ACCESS_CONTROL_REQUEST_HEADERS,
+    ACCESS_CONTROL_REQUEST_METHOD, ORIGIN, VARY,
+};
 use http::{HeaderMap, HeaderName, HeaderValue, Method};
 use libfuzzer_sys::fuzz_target;
 
@@ -56,6 +62,46 @@ fn policies() -> &'static [CorsPolicy] {
             .map(|o| CorsPolicy::for_route(o, &[Method::GET, Method::POST]).expect("valid options"))
             .collect()
     })
+}
+
+/// The request a script would have made to cause this preflight, if a browser could have sent
+/// it exactly so: one serialized origin, one method as `fetch()` sends it, one
+/// `Access-Control-Request-Headers` line of names.
+fn script_for_preflight(request: &HeaderMap, credentials: CredentialsMode) -> Option<ScriptRequest> {
+    let mut origins = request.get_all(ORIGIN).iter();
+    let (Some(origin), None) = (origins.next(), origins.next()) else {
+        return None;
+    };
+    let mut methods = request.get_all(ACCESS_CONTROL_REQUEST_METHOD).iter();
+    let (Some(method), None) = (methods.next(), methods.next()) else {
+        return None;
+    };
+    let mut script = ScriptRequest::new(origin.to_str().ok()?, method.to_str().ok()?).ok()?;
+    if script.method().as_str().as_bytes() != method.as_bytes() {
+        // `fetch()` would have sent it uppercase.
+        return None;
+    }
+    let mut lines = request.get_all(ACCESS_CONTROL_REQUEST_HEADERS).iter();
+    match (lines.next(), lines.next()) {
+        (_, Some(_)) => return None,
+        (Some(line), None) => {
+            for name in line.to_str().ok()?.split(',') {
+                let name = name.trim_matches([' ', '\t']);
+                if !name.is_empty() {
+                    script = script.header(name, "1").ok()?;
+                }
+            }
+        }
+        (None, None) => {}
+    }
+    let mut private_network = request
+        .get_all("access-control-request-private-network")
+        .iter();
+    let private_network = match (private_network.next(), private_network.next()) {
+        (_, Some(_)) => return None,
+        (value, None) => value.is_some_and(|v| v == "true"),
+    };
+    Some(script.private_network(private_network).credentials(credentials))
 }
 
 fuzz_target!(|data: &[u8]| {
@@ -106,8 +152,22 @@ fuzz_target!(|data: &[u8]| {
             decision.clone().write(&mut reserved);
             assert_eq!(fresh, reserved);
             let allowed = decision.is_allowed();
+            let status = decision.status();
             decision.write(&mut response);
             assert_eq!(allowed, response.contains_key(ACCESS_CONTROL_ALLOW_ORIGIN));
+
+            // The browser agrees, for the request it would have made.
+            let modes = if policy.allows_credentials() {
+                &[CredentialsMode::Omit, CredentialsMode::Include][..]
+            } else {
+                &[CredentialsMode::Omit][..]
+            };
+            for &mode in modes {
+                if let Some(script) = script_for_preflight(&request, mode) {
+                    let accepted = script.check_preflight(status, &response);
+                    assert_eq!(accepted.is_ok(), allowed, "{script:?}: {accepted:?}");
+                }
+            }
         }
         RequestKind::Actual | RequestKind::NotCors => {
             let decision = policy.actual(&cors_request);
@@ -126,6 +186,22 @@ fuzz_target!(|data: &[u8]| {
                 refusal.is_none(),
                 (decision.is_allowed() && !refusal_under_any_origin) || !decision.is_cors()
             );
+
+            // A browser with this origin reads the answer exactly when it is granted, and
+            // with credentials exactly when it is granted without a refusal.
+            if let Some(script) = decision
+                .origin()
+                .and_then(|o| o.to_str().ok())
+                .and_then(|o| ScriptRequest::new(o, "GET").ok())
+            {
+                let omit = script.clone().check_response(&response);
+                assert_eq!(omit.is_ok(), decision.is_allowed(), "{omit:?}");
+                let credentialed = policy.allows_credentials() || credentials == ResponseCredentials::Include;
+                let include = script
+                    .credentials(CredentialsMode::Include)
+                    .check_response(&response);
+                assert_eq!(include.is_ok(), refusal.is_none() && credentialed, "{include:?}");
+            }
         }
     }
     if let Some(acao) = response.get(ACCESS_CONTROL_ALLOW_ORIGIN) {
