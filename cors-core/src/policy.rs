@@ -63,7 +63,7 @@ pub struct CorsPolicy {
     origin: CompiledOrigin,
     /// [`AllowOrigin::any()`](crate::AllowOrigin::any): `*`, whatever the origin.
     any_origin: bool,
-    pub(crate) credentials: bool,
+    credentials: bool,
     methods: CompiledMethods,
     headers: CompiledHeaders,
     expose_headers: Option<HeaderValue>,
