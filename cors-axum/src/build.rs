@@ -215,8 +215,8 @@ impl<S: Clone + Send + Sync + 'static> ApplicationBuilder<S> {
                 },
                 by_method: Vec::new(),
             };
-            router =
-                router.fallback_service(CorsLayer::for_path(Arc::new(fallback)).layer(NotFound));
+            router = router
+                .fallback_service(CorsLayer::for_path(Arc::new(fallback), None).layer(NotFound));
         }
         builder.report_unlisted(root_crate);
         Ok(Application {

@@ -14,7 +14,7 @@ use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
 use cors_axum_core::{
-    CapturedOrigin, CorsOptions, CorsPolicy, CorsRequest, RequestKind, ResponseCredentials,
+    ActualDecision, CorsOptions, CorsPolicy, CorsRequest, RequestKind, ResponseCredentials,
 };
 use criterion::{BatchSize, Criterion, criterion_group};
 use http::header::{
@@ -64,8 +64,9 @@ fn tower_http_service()
 }
 
 /// A minimal tower middleware around the engine, shaped like tower-http's `Cors` (a `Service`
-/// with a pin-projected future): a preflight is answered in `call`; any other request goes to the
-/// inner service and gets CORS headers on its response.
+/// with a pin-projected future): a preflight is decided and answered in `call`; any other request
+/// is decided in `call`, goes to the inner service, and the decision writes the CORS headers into
+/// its response.
 #[derive(Clone)]
 struct CoreCors<S> {
     inner: S,
@@ -87,18 +88,18 @@ where
     fn call(&mut self, request: Request<Body>) -> Self::Future {
         let cors = CorsRequest::new(request.method(), request.headers());
         if cors.kind() == RequestKind::Preflight {
+            let decision = self.policy.preflight(&cors);
             let mut response = Response::new(Body::new());
-            let outcome = self.policy.answer_preflight(&cors, response.headers_mut());
-            *response.status_mut() = outcome.status;
+            *response.status_mut() = decision.status();
+            decision.write(response.headers_mut());
             return CoreCorsFuture::Preflight {
                 response: Some(response),
             };
         }
-        let origin = cors.capture_origin();
+        let decision = self.policy.actual(&cors);
         CoreCorsFuture::Actual {
             future: self.inner.call(request),
-            policy: Arc::clone(&self.policy),
-            origin,
+            decision,
         }
     }
 }
@@ -107,7 +108,7 @@ pin_project_lite::pin_project! {
     #[project = CoreCorsFutureProj]
     enum CoreCorsFuture<F> {
         Preflight { response: Option<Response<Body>> },
-        Actual { #[pin] future: F, policy: Arc<CorsPolicy>, origin: CapturedOrigin },
+        Actual { #[pin] future: F, decision: ActualDecision },
     }
 }
 
@@ -122,13 +123,9 @@ where
             CoreCorsFutureProj::Preflight { response } => {
                 Poll::Ready(Ok(response.take().expect("polled after completion")))
             }
-            CoreCorsFutureProj::Actual {
-                future,
-                policy,
-                origin,
-            } => {
+            CoreCorsFutureProj::Actual { future, decision } => {
                 let mut response = std::task::ready!(future.poll(cx))?;
-                policy.actual_captured(origin, response.headers_mut(), ResponseCredentials::Policy);
+                decision.write(response.headers_mut(), ResponseCredentials::Policy);
                 Poll::Ready(Ok(response))
             }
         }
@@ -313,7 +310,9 @@ fn engine(c: &mut Criterion) {
             response.clear();
             let request = CorsRequest::new(preflight.method(), black_box(preflight.headers()));
             black_box(request.kind());
-            black_box(policy.answer_preflight(&request, &mut response))
+            let decision = policy.preflight(&request);
+            black_box(decision.status());
+            decision.write(&mut response);
         });
     });
     for (name, request) in [("actual", &actual), ("non-cors", &non_cors)] {
@@ -322,12 +321,12 @@ fn engine(c: &mut Criterion) {
                 response.clear();
                 let request = CorsRequest::new(request.method(), black_box(request.headers()));
                 black_box(request.kind());
-                let origin = request.capture_origin();
-                black_box(policy.actual_captured(
-                    &origin,
-                    &mut response,
-                    ResponseCredentials::Policy,
-                ))
+                let decision = policy.actual(&request);
+                black_box(
+                    decision
+                        .write(&mut response, ResponseCredentials::Policy)
+                        .is_none(),
+                )
             });
         });
     }

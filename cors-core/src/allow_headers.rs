@@ -96,66 +96,95 @@ pub(crate) enum CompiledHeaders {
     Mirror,
 }
 
+/// How a granted preflight answers `Access-Control-Request-Headers`.
+#[derive(Clone, Debug)]
+pub(crate) enum HeadersGrant {
+    /// With the policy's list, or nothing for an empty one.
+    List,
+    /// `*`.
+    Star,
+    /// `*, authorization`: `*` does not cover `Authorization`.
+    StarAuthorization,
+    /// With the requested list.
+    Echo(HeaderValue),
+    /// Nothing: no header was requested.
+    Nothing,
+}
+
 impl CompiledHeaders {
-    /// The `Access-Control-Allow-Headers` value answering the requested list (`Ok(None)`: send
-    /// none), or `Err` when the preflight must be rejected.
-    pub(crate) fn answer<'a, I>(&self, requested: I) -> Result<Option<HeaderValue>, HeaderListError>
+    /// How a granted preflight answers the requested list, or why the preflight is refused.
+    pub(crate) fn check<'a, I>(&self, requested: I) -> Result<HeadersGrant, HeaderListError<'a>>
     where
         I: IntoIterator<Item = &'a HeaderValue> + Copy,
     {
         match self {
-            CompiledHeaders::Any {
-                star,
-                star_authorization,
-            } => {
+            CompiledHeaders::Any { .. } => {
                 let mut has_authorization = false;
                 header_list::parse(requested, |name| {
                     has_authorization |= name.eq_ignore_ascii_case(b"authorization");
                     true
                 })?;
-                Ok(Some(if has_authorization {
-                    star_authorization.clone()
+                Ok(if has_authorization {
+                    HeadersGrant::StarAuthorization
                 } else {
-                    star.clone()
-                }))
+                    HeadersGrant::Star
+                })
             }
-            CompiledHeaders::List { names, value } => {
+            CompiledHeaders::List { names, .. } => {
                 header_list::all_in(requested, names)?;
-                Ok(value.clone())
+                Ok(HeadersGrant::List)
             }
             CompiledHeaders::Mirror => {
                 let summary: HeaderListSummary = header_list::parse(requested, |_| true)?;
                 if summary.names == 0 {
-                    return Ok(None);
+                    return Ok(HeadersGrant::Nothing);
                 }
                 let mut lines = requested
                     .into_iter()
                     .filter(|l| !l.as_bytes().trim_ascii().is_empty());
                 let (Some(first), None) = (lines.next(), lines.next()) else {
-                    return Ok(Some(join_lines(requested)?));
+                    return Ok(HeadersGrant::Echo(join_lines(requested)));
                 };
-                Ok(Some(first.clone()))
+                Ok(HeadersGrant::Echo(first.clone()))
             }
         }
     }
 
-    /// The answer of a list, which does not depend on the requested headers (`None` otherwise,
-    /// and for an empty list).
-    pub(crate) fn fixed_value(&self) -> Option<HeaderValue> {
-        match self {
-            CompiledHeaders::List { value, .. } => value.clone(),
-            CompiledHeaders::Any { .. } | CompiledHeaders::Mirror => None,
+    /// The `Access-Control-Allow-Headers` value of a grant (`None`: send none).
+    pub(crate) fn value(&self, grant: HeadersGrant) -> Option<HeaderValue> {
+        match (grant, self) {
+            (HeadersGrant::Echo(value), _) => Some(value),
+            (HeadersGrant::Star, CompiledHeaders::Any { star, .. }) => Some(star.clone()),
+            (
+                HeadersGrant::StarAuthorization,
+                CompiledHeaders::Any {
+                    star_authorization, ..
+                },
+            ) => Some(star_authorization.clone()),
+            (HeadersGrant::List, CompiledHeaders::List { value, .. }) => value.clone(),
+            _ => None,
         }
     }
 
-    /// Whether the answer depends on `Access-Control-Request-Headers` beyond allow/reject.
-    pub(crate) fn varies_by_request(&self) -> bool {
+    /// The `Access-Control-Allow-Headers` value answering the requested list (`Ok(None)`: send
+    /// none), or `Err` when the preflight must be refused.
+    #[cfg(test)]
+    fn answer<'a, I>(&self, requested: I) -> Result<Option<HeaderValue>, HeaderListError<'a>>
+    where
+        I: IntoIterator<Item = &'a HeaderValue> + Copy,
+    {
+        self.check(requested).map(|grant| self.value(grant))
+    }
+
+    /// Whether the value of `Access-Control-Allow-Headers` depends on the requested list (not
+    /// only whether there is one).
+    pub(crate) fn echoes_request(&self) -> bool {
         matches!(self, CompiledHeaders::Any { .. } | CompiledHeaders::Mirror)
     }
 }
 
 #[cold]
-fn join_lines<'a, I>(lines: I) -> Result<HeaderValue, HeaderListError>
+fn join_lines<'a, I>(lines: I) -> HeaderValue
 where
     I: IntoIterator<Item = &'a HeaderValue>,
 {
@@ -170,7 +199,8 @@ where
         }
         joined.extend_from_slice(line);
     }
-    HeaderValue::from_bytes(&joined).map_err(|_| HeaderListError::Malformed)
+    HeaderValue::from_bytes(&joined)
+        .expect("header values joined with `, ` and trimmed are a header value")
 }
 
 impl From<&str> for AllowHeaders {
@@ -245,12 +275,12 @@ impl<'de> serde::Deserialize<'de> for AllowHeaders {
 mod tests {
     use super::*;
 
-    fn answer(
-        h: &AllowHeaders,
-        lines: &[&'static str],
-    ) -> Result<Option<HeaderValue>, HeaderListError> {
+    fn answer(h: &AllowHeaders, lines: &[&'static str]) -> Result<Option<HeaderValue>, String> {
         let values: Vec<HeaderValue> = lines.iter().map(|l| HeaderValue::from_static(l)).collect();
-        h.compile(false).unwrap().answer(&values)
+        h.compile(false)
+            .unwrap()
+            .answer(&values)
+            .map_err(|e| crate::Refusal::from(e).to_string())
     }
 
     #[test]
@@ -267,8 +297,12 @@ mod tests {
             "content-type, x-pingother"
         );
         assert_eq!(
-            answer(&h, &["x-pingother, x-other"]),
-            Err(HeaderListError::Refused)
+            answer(&h, &["x-pingother, X-Other"]).unwrap_err(),
+            "request header `X-Other` is not allowed"
+        );
+        assert_eq!(
+            answer(&h, &["x-pingother, x(other"]).unwrap_err(),
+            "malformed `Access-Control-Request-Headers`: `x(other` is not a header name"
         );
     }
 
@@ -282,7 +316,10 @@ mod tests {
         assert_eq!(answer(&h, &["x-a", " x-b "]).unwrap().unwrap(), "x-a, x-b");
         assert_eq!(answer(&h, &["x-a", ""]).unwrap().unwrap(), "x-a");
         assert_eq!(answer(&h, &[]).unwrap(), None);
-        assert_eq!(answer(&h, &["x a"]), Err(HeaderListError::Malformed));
+        assert_eq!(
+            answer(&h, &["x a"]).unwrap_err(),
+            "malformed `Access-Control-Request-Headers`: `x a` is not a header name"
+        );
     }
 
     #[test]

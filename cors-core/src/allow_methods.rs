@@ -2,8 +2,8 @@
 
 use http::{HeaderValue, Method};
 
-use crate::CorsConfigError;
 use crate::header_list::is_token;
+use crate::{CorsConfigError, Refusal};
 
 /// Which methods a preflight allows: the
 /// [`Access-Control-Allow-Methods`](https://developer.mozilla.org/en-US/docs/Web/HTTP/Headers/Access-Control-Allow-Methods)
@@ -158,6 +158,15 @@ fn compile_list(methods: Vec<String>) -> Result<CompiledMethods, CorsConfigError
     })
 }
 
+#[cold]
+fn not_listed(requested: &HeaderValue) -> Refusal<'_> {
+    if is_token(requested.as_bytes()) {
+        Refusal::MethodNotAllowed { method: requested }
+    } else {
+        Refusal::MalformedRequestMethod { method: requested }
+    }
+}
+
 /// A validated methods option.
 #[derive(Clone, Debug)]
 pub(crate) enum CompiledMethods {
@@ -173,22 +182,41 @@ pub(crate) enum CompiledMethods {
 }
 
 impl CompiledMethods {
-    /// The `Access-Control-Allow-Methods` value for the requested method, or `None` if it is not
-    /// allowed or not a method (a token).
-    pub(crate) fn answer(&self, requested: &HeaderValue) -> Option<HeaderValue> {
+    /// Whether the requested method is allowed: `Ok(Some(method))` for the mirror, which answers
+    /// with it, `Ok(None)` when the answer is [`fixed_value`](CompiledMethods::fixed_value), or
+    /// why it is refused.
+    pub(crate) fn check<'a>(
+        &self,
+        requested: &'a HeaderValue,
+    ) -> Result<Option<HeaderValue>, Refusal<'a>> {
         match self {
-            CompiledMethods::Any(star) => is_token(requested.as_bytes()).then(|| star.clone()),
-            CompiledMethods::Mirror => is_token(requested.as_bytes()).then(|| requested.clone()),
+            CompiledMethods::Any(_) if is_token(requested.as_bytes()) => Ok(None),
+            CompiledMethods::Mirror if is_token(requested.as_bytes()) => {
+                Ok(Some(requested.clone()))
+            }
+            CompiledMethods::Any(_) | CompiledMethods::Mirror => {
+                Err(Refusal::MalformedRequestMethod { method: requested })
+            }
             // Configured methods are tokens, so one equal to the request is too.
-            CompiledMethods::List { methods, value } => {
-                let requested = requested.as_bytes();
-                if methods.iter().any(|m| **m == *requested) {
-                    value.clone()
+            CompiledMethods::List { methods, .. } => {
+                let bytes = requested.as_bytes();
+                if methods.iter().any(|m| **m == *bytes) {
+                    Ok(None)
                 } else {
-                    None
+                    Err(not_listed(requested))
                 }
             }
         }
+    }
+
+    /// The `Access-Control-Allow-Methods` value for the requested method, or why it is refused.
+    #[cfg(test)]
+    fn answer<'a>(&self, requested: &'a HeaderValue) -> Result<HeaderValue, Refusal<'a>> {
+        self.check(requested).map(|mirrored| {
+            mirrored
+                .or_else(|| self.fixed_value())
+                .expect("a grant has a value")
+        })
     }
 
     /// The answer when it does not depend on the requested method (`None` for the mirror).
@@ -282,6 +310,7 @@ mod tests {
         m.compile(route, false)
             .unwrap()
             .answer(&HeaderValue::from_static("POST"))
+            .ok()
     }
 
     #[test]
@@ -306,10 +335,33 @@ mod tests {
         let compiled = AllowMethods::list(["GET", "POST"])
             .compile(None, false)
             .unwrap();
-        assert!(compiled.answer(&HeaderValue::from_static("post")).is_none());
+        let lower = HeaderValue::from_static("post");
+        assert_eq!(
+            compiled.answer(&lower),
+            Err(Refusal::MethodNotAllowed { method: &lower })
+        );
         assert_eq!(
             compiled.answer(&HeaderValue::from_static("POST")).unwrap(),
             "GET, POST"
+        );
+        let malformed = HeaderValue::from_static("GE T");
+        for methods in [
+            AllowMethods::list(["GET"]),
+            AllowMethods::any(),
+            AllowMethods::mirror_request(),
+        ] {
+            assert_eq!(
+                methods.compile(None, false).unwrap().answer(&malformed),
+                Err(Refusal::MalformedRequestMethod { method: &malformed })
+            );
+        }
+        let empty = AllowMethods::list(Vec::<String>::new())
+            .compile(None, false)
+            .unwrap();
+        let get = HeaderValue::from_static("GET");
+        assert_eq!(
+            empty.answer(&get),
+            Err(Refusal::MethodNotAllowed { method: &get })
         );
     }
 

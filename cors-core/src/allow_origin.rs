@@ -5,10 +5,11 @@ use std::sync::Arc;
 
 use http::HeaderValue;
 
-use crate::CorsConfigError;
 use crate::origin::{
     OriginConfigError, OriginSet, OriginSyntaxError, parse_configured, parse_request,
 };
+
+use crate::{CorsConfigError, Refusal};
 
 type Predicate = Arc<dyn Fn(&HeaderValue) -> bool + Send + Sync + 'static>;
 
@@ -51,12 +52,19 @@ enum OriginSpec {
 
 impl AllowOrigin {
     /// Any origin: `Access-Control-Allow-Origin: *`. The default. Cannot be combined with
-    /// credentials; see [`AllowOrigin::mirror_request`] for that.
+    /// [`CorsOptions::credentials(true)`](crate::CorsOptions::credentials); see
+    /// [`AllowOrigin::mirror_request`] for that.
     ///
     /// Every CORS request (one with an `Origin` header) gets `*` whatever its `Origin` value, so
-    /// the answer does not depend on it and needs no `Vary: Origin`. Only a credentialed answer
-    /// forced by [`ResponseCredentials::Include`](crate::ResponseCredentials::Include) reflects
-    /// the origin, and then only a well-formed one.
+    /// the answer does not depend on it and needs no `Vary: Origin`.
+    ///
+    /// **Secure by default:** a response the handler makes credentialed anyway
+    /// ([`ResponseCredentials::Include`](crate::ResponseCredentials::Include), e.g. because it
+    /// sets a cookie) still gets `*`, with `Access-Control-Allow-Credentials: true`: browsers
+    /// refuse to let a script read such a response, so no site can read a credentialed answer
+    /// just because any origin is allowed. Writing it reports
+    /// [`Refusal::CredentialsUnderAnyOrigin`](crate::Refusal::CredentialsUnderAnyOrigin), for a
+    /// warning.
     pub fn any() -> Self {
         AllowOrigin(OriginSpec::Any)
     }
@@ -87,8 +95,16 @@ impl AllowOrigin {
     }
 
     /// Every well-formed origin, reflected explicitly (`Access-Control-Allow-Origin: <origin>`,
-    /// `Vary: Origin`). Unlike [`any`](AllowOrigin::any) this may be combined with credentials,
-    /// which lets every site make credentialed requests: use it deliberately.
+    /// `Vary: Origin`); `null` only with
+    /// [`CorsOptions::allow_null_origin(true)`](crate::CorsOptions::allow_null_origin).
+    ///
+    /// **The one opt-in for credentialed access from any site.** Unlike
+    /// [`any`](AllowOrigin::any), this may be combined with
+    /// [`CorsOptions::credentials(true)`](crate::CorsOptions::credentials), and a response the
+    /// handler makes credentialed reflects the origin with
+    /// `Access-Control-Allow-Credentials: true`: every website can then make credentialed
+    /// requests (with the user's cookies) and read the answers. Use it only for resources meant
+    /// for that. In configuration files: `"origin": "mirror"`.
     pub fn mirror_request() -> Self {
         AllowOrigin(OriginSpec::Mirror)
     }
@@ -167,6 +183,11 @@ fn origin_error(origin: &str, error: OriginConfigError) -> CorsConfigError {
             "`{origin}` contains user information; write it as `{}`",
             suggested_origin(origin)
         ),
+        OriginConfigError::Syntax(OriginSyntaxError::NotAnOrigin) if origin == "mirror" => {
+            "`mirror` is not an origin; to reflect every origin, write `\"origin\": \"mirror\"` alone, \
+             not in a list"
+                .to_owned()
+        }
         OriginConfigError::Syntax(OriginSyntaxError::NotAnOrigin) => {
             format!("`{origin}` is not an origin; {SHAPE}")
         }
@@ -276,10 +297,12 @@ impl<const N: usize> From<[String; N]> for AllowOrigin {
 
 #[cfg(feature = "serde")]
 impl<'de> serde::Deserialize<'de> for AllowOrigin {
-    /// `"*"`, one origin or pattern, or a list of origins and patterns.
+    /// `"*"` (any), `"mirror"` ([`AllowOrigin::mirror_request`]), one origin or pattern, or a
+    /// list of origins and patterns.
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         Ok(
             match crate::options::StringOrList::deserialize(deserializer)? {
+                crate::options::StringOrList::String(s) if s == "mirror" => Self::mirror_request(),
                 crate::options::StringOrList::String(s) => Self::from(s),
                 crate::options::StringOrList::List(list) => Self::list(list),
             },
@@ -316,6 +339,19 @@ impl CompiledOrigin {
             OriginRule::Any | OriginRule::Mirror => parse_request(bytes).is_some(),
             OriginRule::Predicate(f) => parse_request(bytes).is_some() && f(origin),
             OriginRule::Set(set) => set.allows(bytes),
+        }
+    }
+
+    /// Why an origin [`allows`](CompiledOrigin::allows) refused is refused.
+    #[cold]
+    pub(crate) fn refusal<'a>(&self, origin: &'a HeaderValue) -> Refusal<'a> {
+        let bytes = origin.as_bytes();
+        if bytes == b"null" {
+            Refusal::NullOriginNotEnabled
+        } else if parse_request(bytes).is_none() {
+            Refusal::MalformedOrigin { origin }
+        } else {
+            Refusal::OriginNotAllowed { origin }
         }
     }
 }
@@ -369,6 +405,32 @@ mod tests {
     fn null_needs_opt_in() {
         assert!(AllowOrigin::list(["null"]).compile(false).is_err());
         assert!(AllowOrigin::list(["null"]).compile(true).is_ok());
+    }
+
+    #[test]
+    fn refusals_name_the_reason() {
+        let set = AllowOrigin::list(["https://a.com"]).compile(false).unwrap();
+        let value = |s: &'static str| HeaderValue::from_static(s);
+        let null = value("null");
+        assert_eq!(set.refusal(&null), Refusal::NullOriginNotEnabled);
+        let evil = value("https://evil.com");
+        assert!(!set.allows(&evil));
+        assert_eq!(
+            set.refusal(&evil),
+            Refusal::OriginNotAllowed { origin: &evil }
+        );
+        let path = value("https://a.com/");
+        assert!(!set.allows(&path));
+        assert_eq!(
+            set.refusal(&path),
+            Refusal::MalformedOrigin { origin: &path }
+        );
+    }
+
+    #[test]
+    fn mirror_is_not_an_origin_in_a_list() {
+        let err = AllowOrigin::list(["mirror"]).compile(false).unwrap_err();
+        assert!(err.to_string().contains("alone, not in a list"), "{err}");
     }
 
     #[test]

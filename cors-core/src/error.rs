@@ -38,7 +38,8 @@ impl CorsConfigError {
     }
 
     /// The option at fault, spelled as in the serde configuration: `origin`, `methods`,
-    /// `allow_headers`, `expose_headers`, `credentials`, `max_age` or `allow_null_origin`.
+    /// `allow_headers`, `expose_headers`, `credentials`, `max_age`, `allow_null_origin` or
+    /// `preflight_status`.
     pub fn field(&self) -> &'static str {
         self.field
     }

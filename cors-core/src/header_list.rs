@@ -12,15 +12,34 @@ pub(crate) const MAX_NAMES: usize = 64;
 /// Most bytes accepted across all `Access-Control-Request-Headers` lines.
 pub(crate) const MAX_TOTAL_LEN: usize = 4096;
 
-/// Why a requested header list is refused.
+/// Why a requested header list is refused, borrowing the element at fault.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum HeaderListError {
+pub(crate) enum HeaderListError<'a> {
     /// An element is not a token (`tchar`s only).
-    Malformed,
-    /// More than [`MAX_NAMES`] names or [`MAX_TOTAL_LEN`] bytes.
-    TooLarge,
-    /// The visitor refused a name.
-    Refused,
+    Malformed(&'a [u8]),
+    /// More than [`MAX_NAMES`] names.
+    TooMany,
+    /// More than [`MAX_TOTAL_LEN`] bytes.
+    TooLong,
+    /// The visitor refused a name (a token).
+    Refused(&'a [u8]),
+}
+
+impl<'a> From<HeaderListError<'a>> for crate::Refusal<'a> {
+    fn from(error: HeaderListError<'a>) -> Self {
+        match error {
+            HeaderListError::TooMany => crate::Refusal::TooManyRequestHeaders,
+            HeaderListError::TooLong => crate::Refusal::RequestHeadersTooLong,
+            HeaderListError::Refused(name) => match std::str::from_utf8(name) {
+                // A refused name is a token, so ASCII; the other arm only keeps this total.
+                Ok(name) => crate::Refusal::HeaderNotAllowed { name },
+                Err(_) => crate::Refusal::MalformedRequestHeaders { element: name },
+            },
+            HeaderListError::Malformed(element) => {
+                crate::Refusal::MalformedRequestHeaders { element }
+            }
+        }
+    }
 }
 
 /// What a successfully parsed list contained.
@@ -73,26 +92,29 @@ pub(crate) fn is_token(bytes: &[u8]) -> bool {
 
 /// Walks every name of the list formed by `lines`, calling `visit` for each (as written, not
 /// lowercased). Stops at the first malformed element, at the bounds, or when `visit` returns false.
-pub(crate) fn parse<'a, I, F>(lines: I, mut visit: F) -> Result<HeaderListSummary, HeaderListError>
+pub(crate) fn parse<'a, I, F>(
+    lines: I,
+    mut visit: F,
+) -> Result<HeaderListSummary, HeaderListError<'a>>
 where
     I: IntoIterator<Item = &'a HeaderValue>,
     F: FnMut(&'a [u8]) -> bool,
 {
     for_each_element(lines, |name| {
         if !is_token(name) {
-            Err(HeaderListError::Malformed)
+            Err(HeaderListError::Malformed(name))
         } else if visit(name) {
             Ok(())
         } else {
-            Err(HeaderListError::Refused)
+            Err(HeaderListError::Refused(name))
         }
     })
 }
 
 /// Whether every name of the list formed by `lines` is one of `names` (lowercase), compared
 /// case-insensitively. A name equal to a configured one is a token by construction, so elements
-/// are not validated on their own: anything else, malformed or not, is refused.
-pub(crate) fn all_in<'a, I>(lines: I, names: &[Box<[u8]>]) -> Result<(), HeaderListError>
+/// are validated only once one is not found, to tell a malformed list from a refused name.
+pub(crate) fn all_in<'a, I>(lines: I, names: &[Box<[u8]>]) -> Result<(), HeaderListError<'a>>
 where
     I: IntoIterator<Item = &'a HeaderValue>,
 {
@@ -100,19 +122,31 @@ where
         if contains_ignore_case(names, name) {
             Ok(())
         } else {
-            Err(HeaderListError::Refused)
+            Err(not_found(name))
         }
     })
     .map(|_| ())
 }
 
+#[cold]
+fn not_found(name: &[u8]) -> HeaderListError<'_> {
+    if is_token(name) {
+        HeaderListError::Refused(name)
+    } else {
+        HeaderListError::Malformed(name)
+    }
+}
+
 /// Splits the list formed by `lines` into elements (commas with optional whitespace around them,
 /// empty elements skipped, several lines forming one list) within the bounds, and calls `visit`
 /// with each element until it returns an error.
-fn for_each_element<'a, I, F>(lines: I, mut visit: F) -> Result<HeaderListSummary, HeaderListError>
+fn for_each_element<'a, I, F>(
+    lines: I,
+    mut visit: F,
+) -> Result<HeaderListSummary, HeaderListError<'a>>
 where
     I: IntoIterator<Item = &'a HeaderValue>,
-    F: FnMut(&'a [u8]) -> Result<(), HeaderListError>,
+    F: FnMut(&'a [u8]) -> Result<(), HeaderListError<'a>>,
 {
     let mut summary = HeaderListSummary::default();
     let mut total = 0usize;
@@ -121,7 +155,7 @@ where
         let bytes = line.as_bytes();
         total += bytes.len();
         if total > MAX_TOTAL_LEN {
-            return Err(HeaderListError::TooLarge);
+            return Err(HeaderListError::TooLong);
         }
         let mut rest = bytes;
         while !rest.is_empty() {
@@ -138,7 +172,7 @@ where
             }
             summary.names += 1;
             if summary.names > MAX_NAMES {
-                return Err(HeaderListError::TooLarge);
+                return Err(HeaderListError::TooMany);
             }
             visit(name)?;
         }
@@ -234,12 +268,17 @@ pub(crate) fn compile_names(
 mod tests {
     use super::*;
 
-    fn names(lines: &[&'static str]) -> Result<(Vec<String>, HeaderListSummary), HeaderListError> {
+    /// The names of the list, or the element at fault.
+    fn names(lines: &[&'static str]) -> Result<(Vec<String>, HeaderListSummary), String> {
         let values: Vec<HeaderValue> = lines.iter().map(|l| HeaderValue::from_static(l)).collect();
         let mut out = Vec::new();
         let summary = parse(&values, |n| {
             out.push(String::from_utf8_lossy(n).into_owned());
             true
+        })
+        .map_err(|e| match e {
+            HeaderListError::Malformed(element) => String::from_utf8_lossy(element).into_owned(),
+            other => format!("{other:?}"),
         })?;
         Ok((out, summary))
     }
@@ -260,19 +299,23 @@ mod tests {
 
     #[test]
     fn rejects_malformed_and_oversized() {
-        assert_eq!(names(&["a b"]), Err(HeaderListError::Malformed));
-        assert_eq!(names(&["a;b"]), Err(HeaderListError::Malformed));
-        assert_eq!(names(&["a\tb"]), Err(HeaderListError::Malformed));
-        assert_eq!(names(&["a, b c"]), Err(HeaderListError::Malformed));
-        assert_eq!(names(&["x-a\"b"]), Err(HeaderListError::Malformed));
+        for (line, element) in [
+            ("a b", "a b"),
+            ("a;b", "a;b"),
+            ("a\tb", "a\tb"),
+            ("a, b c", "b c"),
+            ("x-a\"b", "x-a\"b"),
+        ] {
+            assert_eq!(names(&[line]), Err(element.to_owned()), "{line}");
+        }
         let many = (0..65)
             .map(|i| format!("x-{i}"))
             .collect::<Vec<_>>()
             .join(",");
         let value = HeaderValue::from_str(&many).unwrap();
-        assert_eq!(parse([&value], |_| true), Err(HeaderListError::TooLarge));
+        assert_eq!(parse([&value], |_| true), Err(HeaderListError::TooMany));
         let long = HeaderValue::from_str(&"a".repeat(MAX_TOTAL_LEN + 1)).unwrap();
-        assert_eq!(parse([&long], |_| true), Err(HeaderListError::TooLarge));
+        assert_eq!(parse([&long], |_| true), Err(HeaderListError::TooLong));
     }
 
     #[test]
@@ -297,7 +340,7 @@ mod tests {
 
     /// The list as RFC 9110's `#rule` reads it, written the obvious way: the names before the
     /// first malformed element, and the error if there is one.
-    fn reference(lines: &[Vec<u8>]) -> (Vec<Vec<u8>>, Result<(), HeaderListError>) {
+    fn reference(lines: &[Vec<u8>]) -> (Vec<Vec<u8>>, Result<(), HeaderListError<'_>>) {
         let mut names = Vec::new();
         for line in lines {
             for element in line.split(|&b| b == b',') {
@@ -306,7 +349,7 @@ mod tests {
                     continue;
                 }
                 if !is_token(name) {
-                    return (names, Err(HeaderListError::Malformed));
+                    return (names, Err(HeaderListError::Malformed(name)));
                 }
                 names.push(name.to_vec());
             }
@@ -359,7 +402,7 @@ mod tests {
         let value = HeaderValue::from_static("a, b");
         assert_eq!(
             parse([&value], |n| n == b"a"),
-            Err(HeaderListError::Refused)
+            Err(HeaderListError::Refused(b"b"))
         );
     }
 }

@@ -18,7 +18,7 @@ use crate::{AllowHeaders, AllowMethods, AllowOrigin, ExposeHeaders, MaxAge};
 /// | [`max_age`](Self::max_age) | no `Access-Control-Max-Age` (browsers then cache a preflight for 5 s) |
 /// | [`private_network`](Self::private_network) | `false` |
 /// | [`allow_null_origin`](Self::allow_null_origin) | `false` |
-/// | [`preflight_status`](Self::preflight_status) | [`PreflightStatus::NoContent`] (204) |
+/// | [`preflight_status`](Self::preflight_status) | [`PreflightStatus::NO_CONTENT`] (204) |
 /// | [`rejected_preflight`](Self::rejected_preflight) | [`RejectedPreflight::NoCorsHeaders`] |
 /// | [`enabled`](Self::enabled) | `true` |
 /// | [`preflight_passthrough`](Self::preflight_passthrough) | `false` |
@@ -137,9 +137,11 @@ impl CorsOptions {
         self
     }
 
-    /// The status of a successful preflight answer: 204 (default) or 200 for legacy clients.
-    pub fn preflight_status(mut self, status: PreflightStatus) -> Self {
-        self.preflight_status = Some(status);
+    /// The status of a successful preflight answer: any 2xx; 204 (default), or 200 for legacy
+    /// clients. Accepts a [`PreflightStatus`], a `u16` or an [`http::StatusCode`]; anything but
+    /// a 2xx is refused when the policy is compiled.
+    pub fn preflight_status(mut self, status: impl Into<PreflightStatus>) -> Self {
+        self.preflight_status = Some(status.into());
         self
     }
 
@@ -249,26 +251,74 @@ impl CorsOptions {
     }
 }
 
-/// The status of a successful preflight answer.
+/// The status of a successful preflight answer: any `2xx`.
 ///
-/// Any 2xx lets the browser go on with the actual request; 204 carries no body. Some legacy
-/// clients (old WebKit, some smart TVs) choke on 204, hence [`PreflightStatus::Ok`].
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum PreflightStatus {
-    /// `204 No Content` (default).
-    #[default]
-    NoContent,
-    /// `200 OK`.
-    Ok,
-}
+/// Browsers accept a preflight only with an ok status (200 to 299). `204 No Content`, the
+/// default, carries no body; some legacy clients (old WebKit, some smart TVs) choke on it, hence
+/// [`PreflightStatus::OK`]. Any other number is accepted here and refused when the policy is
+/// compiled, as a [`CorsConfigError`](crate::CorsConfigError) naming `preflight_status`.
+///
+/// ```
+/// use cors_axum_core::{CorsOptions, CorsPolicy, PreflightStatus};
+/// use http::StatusCode;
+///
+/// let policy = CorsPolicy::from_options(&CorsOptions::new().preflight_status(200))?;
+/// assert_eq!(policy.preflight_status(), StatusCode::OK);
+/// let _ = CorsOptions::new().preflight_status(PreflightStatus::NO_CONTENT);
+/// let _ = CorsOptions::new().preflight_status(StatusCode::ACCEPTED);
+///
+/// let err = CorsPolicy::from_options(&CorsOptions::new().preflight_status(301)).unwrap_err();
+/// assert_eq!(err.field(), "preflight_status");
+/// # Ok::<(), cors_axum_core::CorsConfigError>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct PreflightStatus(u64);
 
 impl PreflightStatus {
-    /// The status code.
-    pub fn status_code(self) -> http::StatusCode {
-        match self {
-            PreflightStatus::NoContent => http::StatusCode::NO_CONTENT,
-            PreflightStatus::Ok => http::StatusCode::OK,
-        }
+    /// `204 No Content` (the default).
+    pub const NO_CONTENT: PreflightStatus = PreflightStatus(204);
+    /// `200 OK`.
+    pub const OK: PreflightStatus = PreflightStatus(200);
+
+    /// The status as written, not yet checked.
+    pub fn code(self) -> u64 {
+        self.0
+    }
+
+    pub(crate) fn compile(self) -> Result<http::StatusCode, crate::CorsConfigError> {
+        u16::try_from(self.0)
+            .ok()
+            .and_then(|code| http::StatusCode::from_u16(code).ok())
+            .filter(http::StatusCode::is_success)
+            .ok_or_else(|| {
+                crate::CorsConfigError::new(
+                    "preflight_status",
+                    Some(&self.0.to_string()),
+                    format!(
+                        "{} is not a 2xx status; browsers accept a preflight only with a status from \
+                         200 to 299: use 204 (the default) or 200",
+                        self.0
+                    ),
+                )
+            })
+    }
+}
+
+impl Default for PreflightStatus {
+    fn default() -> Self {
+        Self::NO_CONTENT
+    }
+}
+
+impl From<u16> for PreflightStatus {
+    fn from(code: u16) -> Self {
+        PreflightStatus(u64::from(code))
+    }
+}
+
+impl From<http::StatusCode> for PreflightStatus {
+    fn from(status: http::StatusCode) -> Self {
+        Self::from(status.as_u16())
     }
 }
 
@@ -290,14 +340,9 @@ pub enum RejectedPreflight {
 
 #[cfg(feature = "serde")]
 impl<'de> serde::Deserialize<'de> for PreflightStatus {
+    /// A number, checked when the policy is compiled (a 2xx status).
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        match u16::deserialize(deserializer)? {
-            204 => Ok(PreflightStatus::NoContent),
-            200 => Ok(PreflightStatus::Ok),
-            other => Err(serde::de::Error::custom(format_args!(
-                "invalid preflight_status {other}: expected 204 or 200"
-            ))),
-        }
+        u64::deserialize(deserializer).map(PreflightStatus)
     }
 }
 
@@ -351,7 +396,7 @@ mod tests {
         )
         .unwrap();
         assert!(!options.is_empty());
-        assert_eq!(options.preflight_status, Some(PreflightStatus::NoContent));
+        assert_eq!(options.preflight_status, Some(PreflightStatus::NO_CONTENT));
         assert_eq!(
             options.rejected_preflight,
             Some(RejectedPreflight::NoCorsHeaders)
@@ -359,11 +404,47 @@ mod tests {
     }
 
     #[test]
-    fn rejects_unknown_fields_and_statuses() {
+    fn rejects_unknown_fields() {
         let err = serde_json::from_str::<CorsOptions>(r#"{"origins": "*"}"#).unwrap_err();
         assert!(err.to_string().contains("unknown field `origins`"), "{err}");
-        let err = serde_json::from_str::<CorsOptions>(r#"{"preflight_status": 201}"#).unwrap_err();
-        assert!(err.to_string().contains("expected 204 or 200"), "{err}");
+    }
+
+    #[test]
+    fn any_2xx_preflight_status_and_a_build_error_otherwise() {
+        let compile = |json: &str| {
+            let options: CorsOptions = serde_json::from_str(json).unwrap();
+            crate::CorsPolicy::from_options(&options).map(|p| p.preflight_status())
+        };
+        for code in [200u16, 204, 299] {
+            let status = compile(&format!(r#"{{"preflight_status": {code}}}"#)).unwrap();
+            assert_eq!(status.as_u16(), code);
+        }
+        for code in [0u64, 199, 300, 404, 1000, 70000] {
+            let err = compile(&format!(r#"{{"preflight_status": {code}}}"#)).unwrap_err();
+            assert_eq!(err.field(), "preflight_status");
+            assert_eq!(err.value(), Some(code.to_string().as_str()));
+            assert!(err.to_string().contains("is not a 2xx status"), "{err}");
+        }
+        assert!(serde_json::from_str::<CorsOptions>(r#"{"preflight_status": "204"}"#).is_err());
+    }
+
+    #[test]
+    fn origin_mirror_is_mirror_request() {
+        let options: CorsOptions = serde_json::from_str(r#"{"origin": "mirror"}"#).unwrap();
+        assert_eq!(
+            format!("{:?}", options.origin),
+            format!("{:?}", Some(crate::AllowOrigin::mirror_request()))
+        );
+        let options: CorsOptions =
+            serde_json::from_str(r#"{"origin": "mirror", "credentials": true}"#).unwrap();
+        assert!(crate::CorsPolicy::from_options(&options).is_ok());
+        let options: CorsOptions = serde_json::from_str(r#"{"origin": ["mirror"]}"#).unwrap();
+        assert_eq!(
+            crate::CorsPolicy::from_options(&options)
+                .unwrap_err()
+                .field(),
+            "origin"
+        );
     }
 
     #[test]

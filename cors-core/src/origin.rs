@@ -7,10 +7,6 @@
 use std::collections::HashSet;
 use std::hash::{BuildHasherDefault, Hasher};
 
-use http::HeaderValue;
-
-use crate::request::Lines;
-
 /// Longest `Origin` value considered. Real origins are far shorter (a DNS name is at most 253
 /// bytes); anything longer is refused rather than buffered.
 pub(crate) const MAX_ORIGIN_LEN: usize = 256;
@@ -487,55 +483,6 @@ impl OriginSet {
             }
         }
         self.patterns.iter().any(|p| p.matches(&origin))
-    }
-}
-
-/// A request's `Origin` header, captured so CORS headers can be added to the response after the
-/// request itself has been handed to the handler (see [`CorsPolicy::actual_captured`]).
-///
-/// Capturing clones at most one [`HeaderValue`], which shares the request's bytes: no allocation.
-///
-/// [`CorsPolicy::actual_captured`]: crate::CorsPolicy::actual_captured
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct CapturedOrigin {
-    value: Option<HeaderValue>,
-    several: bool,
-}
-
-impl CapturedOrigin {
-    /// Captures the `Origin` header (or its absence, or the fact that there are several).
-    pub fn from_headers(headers: &http::HeaderMap) -> Self {
-        Self::from_lines(Lines::of(headers, &http::header::ORIGIN))
-    }
-
-    pub(crate) fn from_lines(lines: Lines<'_>) -> Self {
-        let (value, several) = match lines {
-            Lines::Absent => (None, false),
-            Lines::One(value) => (Some(value), false),
-            Lines::Several(first) => (Some(first), true),
-        };
-        Self {
-            value: value.cloned(),
-            several,
-        }
-    }
-
-    pub(crate) fn lines(&self) -> Lines<'_> {
-        match (&self.value, self.several) {
-            (None, _) => Lines::Absent,
-            (Some(value), false) => Lines::One(value),
-            (Some(first), true) => Lines::Several(first),
-        }
-    }
-
-    /// Whether the request had an `Origin` header, i.e. was a CORS request.
-    pub fn is_present(&self) -> bool {
-        self.value.is_some()
-    }
-
-    /// The request's origin when it had exactly one `Origin` header line.
-    pub fn value(&self) -> Option<&HeaderValue> {
-        self.value.as_ref().filter(|_| !self.several)
     }
 }
 

@@ -1,9 +1,9 @@
-//! [`CorsRequest`]: a request's CORS headers, looked up once.
+//! [`CorsRequest`]: a request's CORS headers, looked up once, and what kind of request it is.
 
-use http::header::{ACCESS_CONTROL_REQUEST_METHOD, ORIGIN};
+use http::header::{
+    ACCESS_CONTROL_REQUEST_HEADERS, ACCESS_CONTROL_REQUEST_METHOD, ORIGIN, ValueIter,
+};
 use http::{HeaderMap, HeaderName, HeaderValue, Method};
-
-use crate::{CapturedOrigin, RequestKind};
 
 /// The lines of one request header: none, one, or several (a header a CORS request must send at
 /// most once is never granted when sent several times).
@@ -11,8 +11,7 @@ use crate::{CapturedOrigin, RequestKind};
 pub(crate) enum Lines<'a> {
     Absent,
     One(&'a HeaderValue),
-    /// Several lines; the first one.
-    Several(&'a HeaderValue),
+    Several,
 }
 
 impl<'a> Lines<'a> {
@@ -21,7 +20,7 @@ impl<'a> Lines<'a> {
         match (values.next(), values.next()) {
             (None, _) => Lines::Absent,
             (Some(value), None) => Lines::One(value),
-            (Some(first), Some(_)) => Lines::Several(first),
+            (Some(_), Some(_)) => Lines::Several,
         }
     }
 
@@ -30,36 +29,50 @@ impl<'a> Lines<'a> {
     }
 }
 
-/// A request's CORS headers, looked up once: what kind of request it is, and what answering it
-/// needs.
+/// What kind of request this is, for CORS: [`CorsRequest::kind`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RequestKind {
+    /// No `Origin` header: not a CORS request. It goes to the handler like any other; its
+    /// response may still need `Vary: Origin` ([`CorsPolicy::actual`](crate::CorsPolicy::actual)).
+    NotCors,
+    /// A CORS request to be handled normally, with CORS headers added to its response
+    /// ([`CorsPolicy::actual`](crate::CorsPolicy::actual)). This includes `OPTIONS` requests
+    /// that are not preflights.
+    Actual,
+    /// A preflight: `OPTIONS` with `Origin` and `Access-Control-Request-Method`, answered by
+    /// [`CorsPolicy::preflight`](crate::CorsPolicy::preflight) without running the handler.
+    Preflight,
+}
+
+/// A request's CORS headers, looked up once: the first step of the engine's one path,
+/// **classify → decide → write**.
 ///
-/// Middleware builds one per request and branches on [`kind`](CorsRequest::kind): a preflight is
-/// answered with [`CorsPolicy::answer_preflight`](crate::CorsPolicy::answer_preflight); any other
-/// request goes to the handler, its origin kept with
-/// [`capture_origin`](CorsRequest::capture_origin) for
-/// [`CorsPolicy::actual_captured`](crate::CorsPolicy::actual_captured). Each header is looked up
-/// once, where [`CorsPolicy::classify`](crate::CorsPolicy::classify) followed by
-/// [`CorsPolicy::preflight`](crate::CorsPolicy::preflight) looks some up twice.
+/// Build one per request with [`CorsRequest::new`] and branch on [`kind`](CorsRequest::kind):
+/// a [`Preflight`](RequestKind::Preflight) is decided by
+/// [`CorsPolicy::preflight`](crate::CorsPolicy::preflight) and answered at once; any other
+/// request is decided by [`CorsPolicy::actual`](crate::CorsPolicy::actual) before it goes to the
+/// handler, and the decision, which owns what it needs, writes the CORS headers into the
+/// handler's response later.
+///
+/// `Origin` is looked up for every request; `Access-Control-Request-Method` only for `OPTIONS`
+/// requests that have an `Origin`.
 ///
 /// ```
-/// use cors_axum_core::{CorsOptions, CorsPolicy, CorsRequest, RequestKind};
+/// use cors_axum_core::{CorsRequest, RequestKind};
 /// use http::{HeaderMap, HeaderValue, Method};
 ///
-/// let policy = CorsPolicy::from_options(&CorsOptions::new().origin("https://example.com"))?;
 /// let mut headers = HeaderMap::new();
-/// headers.insert("origin", HeaderValue::from_static("https://example.com"));
-/// headers.insert("access-control-request-method", HeaderValue::from_static("PUT"));
+/// assert_eq!(CorsRequest::new(&Method::GET, &headers).kind(), RequestKind::NotCors);
 ///
+/// headers.insert("origin", HeaderValue::from_static("https://example.com"));
+/// assert_eq!(CorsRequest::new(&Method::GET, &headers).kind(), RequestKind::Actual);
+/// assert_eq!(CorsRequest::new(&Method::OPTIONS, &headers).kind(), RequestKind::Actual);
+///
+/// headers.insert("access-control-request-method", HeaderValue::from_static("PUT"));
 /// let request = CorsRequest::new(&Method::OPTIONS, &headers);
 /// assert_eq!(request.kind(), RequestKind::Preflight);
-/// let mut response = HeaderMap::new();
-/// assert!(policy.answer_preflight(&request, &mut response).allowed);
-/// assert_eq!(response["access-control-allow-origin"], "https://example.com");
-///
-/// let request = CorsRequest::new(&Method::PUT, &headers);
-/// assert_eq!(request.kind(), RequestKind::Actual);
-/// assert_eq!(request.capture_origin().value().unwrap(), "https://example.com");
-/// # Ok::<(), cors_axum_core::CorsConfigError>(())
+/// assert_eq!(request.origin().unwrap(), "https://example.com");
+/// assert_eq!(request.requested_method().unwrap(), "PUT");
 /// ```
 #[derive(Clone, Copy, Debug)]
 pub struct CorsRequest<'a> {
@@ -98,17 +111,21 @@ impl<'a> CorsRequest<'a> {
         }
     }
 
-    /// The `Origin` header, kept for answering after the request has been handed on.
-    pub fn capture_origin(&self) -> CapturedOrigin {
-        CapturedOrigin::from_lines(self.origin)
+    /// The `Origin` header when the request has exactly one, as sent (for logs, or to pick a
+    /// policy).
+    pub fn origin(&self) -> Option<&'a HeaderValue> {
+        match self.origin {
+            Lines::One(value) => Some(value),
+            Lines::Absent | Lines::Several => None,
+        }
     }
 
-    /// The `Access-Control-Request-Method` of a preflight, when it has exactly one: the method
+    /// The `Access-Control-Request-Method` of a preflight when it has exactly one: the method
     /// of the request the browser asks to make, to pick the policy of that route.
     pub fn requested_method(&self) -> Option<&'a HeaderValue> {
         match self.requested_method {
             Lines::One(value) => Some(value),
-            Lines::Absent | Lines::Several(_) => None,
+            Lines::Absent | Lines::Several => None,
         }
     }
 
@@ -118,5 +135,59 @@ impl<'a> CorsRequest<'a> {
 
     pub(crate) fn origin_lines(&self) -> Lines<'a> {
         self.origin
+    }
+
+    pub(crate) fn requested_method_lines(&self) -> Lines<'a> {
+        self.requested_method
+    }
+
+    /// The lines of `Access-Control-Request-Headers`, looked up now.
+    pub(crate) fn requested_headers(&self) -> RequestedHeaders<'a> {
+        RequestedHeaders {
+            headers: self.headers,
+            lines: Lines::of(self.headers, &ACCESS_CONTROL_REQUEST_HEADERS),
+        }
+    }
+}
+
+/// The lines of `Access-Control-Request-Headers`, to be walked as often as needed: one line
+/// (as browsers send it) without looking it up again.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct RequestedHeaders<'a> {
+    headers: &'a HeaderMap,
+    lines: Lines<'a>,
+}
+
+impl<'a> IntoIterator for RequestedHeaders<'a> {
+    type Item = &'a HeaderValue;
+    type IntoIter = RequestedHeadersIter<'a>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        match self.lines {
+            Lines::Absent => RequestedHeadersIter::One(None),
+            Lines::One(line) => RequestedHeadersIter::One(Some(line)),
+            Lines::Several => RequestedHeadersIter::Several(
+                self.headers
+                    .get_all(ACCESS_CONTROL_REQUEST_HEADERS)
+                    .into_iter(),
+            ),
+        }
+    }
+}
+
+/// The iterator of [`RequestedHeaders`].
+pub(crate) enum RequestedHeadersIter<'a> {
+    One(Option<&'a HeaderValue>),
+    Several(ValueIter<'a, HeaderValue>),
+}
+
+impl<'a> Iterator for RequestedHeadersIter<'a> {
+    type Item = &'a HeaderValue;
+
+    fn next(&mut self) -> Option<&'a HeaderValue> {
+        match self {
+            RequestedHeadersIter::One(line) => line.take(),
+            RequestedHeadersIter::Several(lines) => lines.next(),
+        }
     }
 }

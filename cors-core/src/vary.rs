@@ -8,28 +8,46 @@
 use http::header::{Entry, OccupiedEntry, VARY};
 use http::{HeaderMap, HeaderValue};
 
-/// Most names one [`VaryNames`] holds (Origin and the three preflight request headers).
-const MAX_NAMES: usize = 4;
+/// The request headers a CORS answer can depend on, in the order `Vary` lists them.
+const NAMES: [&str; 4] = [
+    "Origin",
+    "Access-Control-Request-Method",
+    "Access-Control-Request-Headers",
+    "Access-Control-Request-Private-Network",
+];
 
-/// A fixed set of names to add to `Vary`, with its header value prebuilt.
+/// `Origin`, as a bit of a [`VaryNames`] set.
+pub(crate) const ORIGIN: u8 = 1;
+/// `Access-Control-Request-Method`.
+pub(crate) const REQUEST_METHOD: u8 = 1 << 1;
+/// `Access-Control-Request-Headers`.
+pub(crate) const REQUEST_HEADERS: u8 = 1 << 2;
+/// `Access-Control-Request-Private-Network`.
+pub(crate) const REQUEST_PRIVATE_NETWORK: u8 = 1 << 3;
+
+/// `Vary: Origin`, for actual responses whose answer depends on the origin.
+pub(crate) static VARY_ORIGIN: VaryNames = VaryNames {
+    set: ORIGIN,
+    value: HeaderValue::from_static("Origin"),
+};
+
+/// A fixed set of names to add to `Vary` (bits of [`NAMES`]), with its header value prebuilt.
 #[derive(Debug, Clone)]
 pub(crate) struct VaryNames {
-    names: Vec<&'static str>,
+    set: u8,
     value: HeaderValue,
 }
 
 impl VaryNames {
-    /// Builds the set; `None` when `names` is empty. At most four names.
-    pub(crate) fn new(names: &[&'static str]) -> Option<Self> {
-        debug_assert!(names.len() <= MAX_NAMES);
+    /// The names of the bits in `set`; `None` when it has none.
+    pub(crate) fn new(set: u8) -> Option<Self> {
+        let names: Vec<&str> = names(set).collect();
         if names.is_empty() {
             return None;
         }
-        let value = crate::intern::static_value(&names.join(", "))?;
-        Some(Self {
-            names: names.iter().take(MAX_NAMES).copied().collect(),
-            value,
-        })
+        let value = crate::intern::static_value(&names.join(", "))
+            .expect("header names joined with `, ` are a header value");
+        Some(Self { set, value })
     }
 
     /// Merges the names into `headers`. With no `Vary` yet, inserts the prebuilt value (no
@@ -45,7 +63,7 @@ impl VaryNames {
 
     #[cold]
     fn merge(&self, mut entry: OccupiedEntry<'_, HeaderValue>) {
-        let mut present = [false; MAX_NAMES];
+        let mut absent = self.set;
         for line in entry.iter() {
             for element in line.as_bytes().split(|&b| b == b',') {
                 let element = element.trim_ascii();
@@ -53,49 +71,47 @@ impl VaryNames {
                     // `Vary: *` already says the response varies on everything.
                     return;
                 }
-                for (i, name) in self.names.iter().enumerate() {
+                for (bit, name) in NAMES.iter().enumerate() {
                     if element.eq_ignore_ascii_case(name.as_bytes()) {
-                        present[i] = true;
+                        absent &= !(1 << bit);
                     }
                 }
             }
         }
-        let absent: Vec<&str> = self
-            .names
-            .iter()
-            .zip(present)
-            .filter(|(_, present)| !present)
-            .map(|(name, _)| *name)
-            .collect();
-        if absent.is_empty() {
+        if absent == 0 {
             return;
         }
         let mut merged: Vec<u8> = Vec::new();
+        let mut push = |part: &[u8]| {
+            if !merged.is_empty() {
+                merged.extend_from_slice(b", ");
+            }
+            merged.extend_from_slice(part);
+        };
         for line in entry.iter() {
-            let trimmed = line.as_bytes().trim_ascii();
-            if trimmed.is_empty() {
-                continue;
+            let line = line.as_bytes().trim_ascii();
+            if !line.is_empty() {
+                push(line);
             }
-            if !merged.is_empty() {
-                merged.extend_from_slice(b", ");
-            }
-            merged.extend_from_slice(trimmed);
         }
-        for name in absent {
-            if !merged.is_empty() {
-                merged.extend_from_slice(b", ");
-            }
-            merged.extend_from_slice(name.as_bytes());
+        for name in names(absent) {
+            push(name.as_bytes());
         }
-        match HeaderValue::from_bytes(&merged) {
-            // Replaces every existing line with the merged one.
-            Ok(value) => {
-                entry.insert(value);
-            }
-            // Unreachable with valid existing values; keep the handler's lines and add ours.
-            Err(_) => entry.append(self.value.clone()),
-        }
+        // Replaces every existing line with the merged one.
+        entry.insert(
+            HeaderValue::from_bytes(&merged)
+                .expect("header values and names joined with `, ` are a header value"),
+        );
     }
+}
+
+/// The names of the bits in `set`, in [`NAMES`] order.
+fn names(set: u8) -> impl Iterator<Item = &'static str> {
+    NAMES
+        .iter()
+        .enumerate()
+        .filter(move |(bit, _)| set & (1 << bit) != 0)
+        .map(|(_, name)| *name)
 }
 
 #[cfg(test)]
@@ -112,7 +128,7 @@ mod tests {
 
     #[test]
     fn inserts_when_absent() {
-        let names = VaryNames::new(&["Origin", "Access-Control-Request-Method"]).unwrap();
+        let names = VaryNames::new(ORIGIN | REQUEST_METHOD).unwrap();
         let mut headers = HeaderMap::new();
         names.apply(&mut headers);
         assert_eq!(
@@ -123,7 +139,7 @@ mod tests {
 
     #[test]
     fn merges_without_duplicates() {
-        let names = VaryNames::new(&["Origin", "Access-Control-Request-Headers"]).unwrap();
+        let names = VaryNames::new(REQUEST_HEADERS | ORIGIN).unwrap();
         let mut headers = HeaderMap::new();
         headers.insert(VARY, HeaderValue::from_static("accept-encoding, origin"));
         headers.append(VARY, HeaderValue::from_static("Accept"));
@@ -136,7 +152,7 @@ mod tests {
 
     #[test]
     fn leaves_complete_and_star() {
-        let names = VaryNames::new(&["Origin"]).unwrap();
+        let names = &VARY_ORIGIN;
         let mut headers = HeaderMap::new();
         headers.insert(VARY, HeaderValue::from_static("ORIGIN"));
         names.apply(&mut headers);
@@ -148,6 +164,36 @@ mod tests {
 
     #[test]
     fn none_for_empty() {
-        assert!(VaryNames::new(&[]).is_none());
+        assert!(VaryNames::new(0).is_none());
+    }
+
+    #[test]
+    fn lists_names_in_order() {
+        let all =
+            VaryNames::new(REQUEST_PRIVATE_NETWORK | REQUEST_HEADERS | REQUEST_METHOD | ORIGIN)
+                .unwrap();
+        let mut headers = HeaderMap::new();
+        all.apply(&mut headers);
+        assert_eq!(
+            vary_lines(&headers),
+            [
+                "Origin, Access-Control-Request-Method, Access-Control-Request-Headers, \
+                 Access-Control-Request-Private-Network"
+            ]
+        );
+        let mut headers = HeaderMap::new();
+        headers.insert(
+            VARY,
+            HeaderValue::from_static("access-control-request-method"),
+        );
+        headers.append(VARY, HeaderValue::from_static(""));
+        all.apply(&mut headers);
+        assert_eq!(
+            vary_lines(&headers),
+            [
+                "access-control-request-method, Origin, Access-Control-Request-Headers, \
+                 Access-Control-Request-Private-Network"
+            ]
+        );
     }
 }

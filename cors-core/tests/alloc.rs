@@ -7,8 +7,7 @@
 use std::alloc::System;
 
 use cors_axum_core::{
-    AllowHeaders, CapturedOrigin, CorsOptions, CorsPolicy, CorsRequest, RequestKind,
-    ResponseCredentials,
+    AllowHeaders, CorsOptions, CorsPolicy, CorsRequest, RequestKind, ResponseCredentials,
 };
 use http::{HeaderMap, HeaderValue, Method};
 use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
@@ -72,7 +71,9 @@ fn static_policies() -> Vec<(&'static str, CorsPolicy)> {
         (
             "any origin",
             CorsPolicy::for_route(
-                &CorsOptions::new().allow_headers(["content-type", "x-requested-with"]),
+                &CorsOptions::new()
+                    .allow_headers(["content-type", "x-requested-with"])
+                    .private_network(true),
                 &route,
             )
             .unwrap(),
@@ -113,12 +114,11 @@ fn preflight_allocates_nothing() {
         let request = preflight_request(name);
         let mut response = HeaderMap::with_capacity(16);
         let count = allocations(|| {
-            assert_eq!(
-                CorsPolicy::classify(&Method::OPTIONS, &request),
-                RequestKind::Preflight
-            );
-            let outcome = policy.preflight(&request, &mut response);
-            assert!(outcome.allowed, "{name}");
+            let request = CorsRequest::new(&Method::OPTIONS, &request);
+            assert_eq!(request.kind(), RequestKind::Preflight);
+            let decision = policy.preflight(&request);
+            assert!(decision.is_allowed(), "{name}");
+            decision.write(&mut response);
         });
         assert_eq!(
             count, 0,
@@ -143,7 +143,9 @@ fn fresh_preflight_allocates_only_the_map() {
         let mut response = HeaderMap::new();
         let count = allocations(|| {
             let request = CorsRequest::new(&Method::OPTIONS, &request);
-            assert!(policy.answer_preflight(&request, &mut response).allowed);
+            let decision = policy.preflight(&request);
+            assert!(decision.is_allowed());
+            decision.write(&mut response);
         });
         let mut copy = HeaderMap::new();
         let copy_count = allocations(|| {
@@ -159,19 +161,58 @@ fn fresh_preflight_allocates_only_the_map() {
     }
 }
 
-fn rejected_preflight_allocates_nothing() {
+/// Refused preflights, each for another reason, allocate nothing to decide, to name the reason,
+/// or to write.
+fn refused_preflight_allocates_nothing() {
+    let refusals: [&[(&str, &'static str)]; 6] = [
+        &[("origin", "https://evil.example")],
+        &[("origin", "null")],
+        &[("origin", "https://example.com/")],
+        &[
+            ("origin", "https://example.com"),
+            ("access-control-request-method", "DELETE"),
+        ],
+        &[
+            ("origin", "https://example.com"),
+            ("access-control-request-headers", "content-type, x-other"),
+        ],
+        &[
+            ("origin", "https://example.com"),
+            ("access-control-request-headers", "content-type, x other"),
+        ],
+    ];
     for (name, policy) in static_policies() {
-        let mut request = HeaderMap::new();
-        request.insert("origin", HeaderValue::from_static("https://evil.example"));
-        request.insert(
-            "access-control-request-method",
-            HeaderValue::from_static("DELETE"),
-        );
-        let mut response = HeaderMap::with_capacity(16);
-        let count = allocations(|| {
-            let _ = policy.preflight(&request, &mut response);
-        });
-        assert_eq!(count, 0, "{name}");
+        if name == "pattern" {
+            continue;
+        }
+        for (case, headers) in refusals.iter().enumerate() {
+            let mut request = HeaderMap::new();
+            for (name, value) in headers.iter() {
+                request.append(*name, HeaderValue::from_static(value));
+            }
+            if !request.contains_key("access-control-request-method") {
+                request.insert(
+                    "access-control-request-method",
+                    HeaderValue::from_static("POST"),
+                );
+            }
+            let mut response = HeaderMap::with_capacity(16);
+            let mut refused = false;
+            let count = allocations(|| {
+                let request = CorsRequest::new(&Method::OPTIONS, &request);
+                let decision = policy.preflight(&request);
+                refused = decision.refusal().is_some();
+                decision.write(&mut response);
+            });
+            assert_eq!(count, 0, "{name} {headers:?}");
+            // Any origin is not refused for its origin (the first three cases), mirrored
+            // headers not for an unlisted one (the fifth).
+            let expected = !matches!(
+                (name, case),
+                ("any origin", 0..=2) | ("list methods, mirror headers", 4)
+            );
+            assert_eq!(refused, expected, "{name} {headers:?}");
+        }
     }
 }
 
@@ -182,36 +223,33 @@ fn actual_allocates_nothing() {
         for credentials in [ResponseCredentials::Policy, ResponseCredentials::Include] {
             let mut response = HeaderMap::with_capacity(16);
             let count = allocations(|| {
+                let cors_request = CorsRequest::new(&Method::GET, &request);
+                assert_eq!(cors_request.kind(), RequestKind::Actual);
+                let decision = policy.actual(&cors_request);
+                assert!(decision.is_allowed(), "{name}");
+                // The handler runs here; the decision writes into its response.
+                let refusal = decision.write(&mut response, credentials);
                 assert_eq!(
-                    CorsPolicy::classify(&Method::GET, &request),
-                    RequestKind::Actual
+                    refusal.is_some(),
+                    name == "any origin" && credentials == ResponseCredentials::Include
                 );
-                let outcome = policy.actual(&request, &mut response, credentials);
-                assert!(outcome.origin_allowed, "{name}");
             });
             assert_eq!(count, 0, "{name} {credentials:?}: {count} allocations");
             assert!(
                 response.contains_key("access-control-allow-origin"),
                 "{name}"
             );
-            let mut response = HeaderMap::with_capacity(16);
-            let count = allocations(|| {
-                let origin = CapturedOrigin::from_headers(&request);
-                assert!(
-                    policy
-                        .actual_captured(&origin, &mut response, credentials)
-                        .origin_allowed
-                );
-            });
-            assert_eq!(
-                count, 0,
-                "{name} {credentials:?} captured: {count} allocations"
-            );
-            assert!(
-                response.contains_key("access-control-allow-origin"),
-                "{name}"
-            );
         }
+        // A refused origin, and its reason.
+        let mut request = HeaderMap::new();
+        request.insert("origin", HeaderValue::from_static("https://evil.example"));
+        let mut response = HeaderMap::with_capacity(16);
+        let count = allocations(|| {
+            let decision = policy.actual(&CorsRequest::new(&Method::GET, &request));
+            let refusal = decision.write(&mut response, ResponseCredentials::Policy);
+            assert_eq!(refusal.is_some(), name != "any origin");
+        });
+        assert_eq!(count, 0, "{name} refused: {count} allocations");
     }
 }
 
@@ -220,12 +258,15 @@ fn non_cors_allocates_nothing() {
         let request = HeaderMap::new();
         let mut response = HeaderMap::with_capacity(16);
         let count = allocations(|| {
-            assert_eq!(
-                CorsPolicy::classify(&Method::GET, &request),
-                RequestKind::NotCors
+            let request = CorsRequest::new(&Method::GET, &request);
+            assert_eq!(request.kind(), RequestKind::NotCors);
+            let decision = policy.actual(&request);
+            assert!(!decision.is_allowed());
+            assert!(
+                decision
+                    .write(&mut response, ResponseCredentials::Policy)
+                    .is_none()
             );
-            let outcome = policy.actual(&request, &mut response, ResponseCredentials::Policy);
-            assert!(!outcome.origin_allowed);
         });
         assert_eq!(count, 0, "{name}");
         assert_eq!(
@@ -244,7 +285,7 @@ fn static_policies_allocate_nothing_per_request() {
     );
     preflight_allocates_nothing();
     fresh_preflight_allocates_only_the_map();
-    rejected_preflight_allocates_nothing();
+    refused_preflight_allocates_nothing();
     actual_allocates_nothing();
     non_cors_allocates_nothing();
 }

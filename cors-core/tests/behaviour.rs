@@ -1,10 +1,59 @@
 //! The Fetch rules the engine implements, request by request (DESIGN.md section 2).
 
 use cors_axum_core::{
-    AllowHeaders, AllowMethods, AllowOrigin, CorsOptions, CorsPolicy, PreflightStatus,
-    RejectedPreflight, RequestKind, ResponseCredentials,
+    AllowHeaders, AllowMethods, AllowOrigin, CorsOptions, CorsPolicy, CorsRequest, PreflightStatus,
+    Refusal, RejectedPreflight, RequestKind, ResponseCredentials,
 };
 use http::{HeaderMap, HeaderValue, Method, StatusCode};
+
+/// `Vary` of every preflight answer of a policy that depends on the origin.
+const PREFLIGHT_VARY: &str = "Origin, Access-Control-Request-Method, \
+     Access-Control-Request-Headers, Access-Control-Request-Private-Network";
+
+/// `Vary` of every preflight answer under any origin.
+const ANY_ORIGIN_PREFLIGHT_VARY: &str = "Access-Control-Request-Method, \
+     Access-Control-Request-Headers, Access-Control-Request-Private-Network";
+
+/// What a preflight answer is made of.
+struct Preflight {
+    allowed: bool,
+    status: StatusCode,
+    refusal: Option<String>,
+}
+
+/// Classify, decide and write a preflight (`OPTIONS`) into `response`.
+fn preflight(policy: &CorsPolicy, headers: &HeaderMap, response: &mut HeaderMap) -> Preflight {
+    let request = CorsRequest::new(&Method::OPTIONS, headers);
+    let decision = policy.preflight(&request);
+    let answer = Preflight {
+        allowed: decision.is_allowed(),
+        status: decision.status(),
+        refusal: decision.refusal().map(|r| r.to_string()),
+    };
+    decision.write(response);
+    answer
+}
+
+/// What an actual answer is made of.
+struct Actual {
+    allowed: bool,
+    refusal: Option<String>,
+}
+
+/// Classify and decide a `GET`, then write its answer into `response`.
+fn actual(
+    policy: &CorsPolicy,
+    headers: &HeaderMap,
+    response: &mut HeaderMap,
+    credentials: ResponseCredentials,
+) -> Actual {
+    let decision = policy.actual(&CorsRequest::new(&Method::GET, headers));
+    let refusal = decision.write(response, credentials).map(|r| r.to_string());
+    Actual {
+        allowed: decision.is_allowed(),
+        refusal,
+    }
+}
 
 const ROUTE: [Method; 5] = [
     Method::GET,
@@ -46,42 +95,47 @@ fn classify() {
         ("origin", "https://example.com"),
         ("access-control-request-method", "POST"),
     ]);
-    assert_eq!(
-        CorsPolicy::classify(&Method::OPTIONS, &none),
-        RequestKind::NotCors
-    );
-    assert_eq!(
-        CorsPolicy::classify(&Method::GET, &none),
-        RequestKind::NotCors
-    );
-    assert_eq!(
-        CorsPolicy::classify(&Method::OPTIONS, &origin),
-        RequestKind::Actual
-    );
-    assert_eq!(
-        CorsPolicy::classify(&Method::GET, &origin),
-        RequestKind::Actual
-    );
-    assert_eq!(
-        CorsPolicy::classify(&Method::OPTIONS, &preflight),
-        RequestKind::Preflight
-    );
-    assert_eq!(
-        CorsPolicy::classify(&Method::POST, &preflight),
-        RequestKind::Actual
-    );
+    let kind = |method: Method, headers: &HeaderMap| CorsRequest::new(&method, headers).kind();
+    assert_eq!(kind(Method::OPTIONS, &none), RequestKind::NotCors);
+    assert_eq!(kind(Method::GET, &none), RequestKind::NotCors);
+    assert_eq!(kind(Method::OPTIONS, &origin), RequestKind::Actual);
+    assert_eq!(kind(Method::GET, &origin), RequestKind::Actual);
+    assert_eq!(kind(Method::OPTIONS, &preflight), RequestKind::Preflight);
+    assert_eq!(kind(Method::POST, &preflight), RequestKind::Actual);
     let no_origin = request(&[("access-control-request-method", "POST")]);
-    assert_eq!(
-        CorsPolicy::classify(&Method::OPTIONS, &no_origin),
-        RequestKind::NotCors
-    );
+    assert_eq!(kind(Method::OPTIONS, &no_origin), RequestKind::NotCors);
+    // Several method lines still make a preflight, which is then refused.
+    let several = request(&[
+        ("origin", "https://example.com"),
+        ("access-control-request-method", "GET"),
+        ("access-control-request-method", "GET"),
+    ]);
+    assert_eq!(kind(Method::OPTIONS, &several), RequestKind::Preflight);
+}
+
+#[test]
+fn a_request_that_is_not_a_preflight_is_refused_as_one() {
+    let policy = example();
+    for headers in [request(&[]), request(&[("origin", "https://example.com")])] {
+        let mut response = HeaderMap::new();
+        let answer = preflight(&policy, &headers, &mut response);
+        assert!(!answer.allowed);
+        assert_eq!(answer.refusal.as_deref(), Some("not a preflight request"));
+        assert!(cors_headers(&response).is_empty());
+    }
 }
 
 #[test]
 fn row1_not_cors_only_vary() {
     let mut response = HeaderMap::new();
-    let outcome = example().actual(&request(&[]), &mut response, ResponseCredentials::Policy);
-    assert!(!outcome.origin_allowed);
+    let outcome = actual(
+        &example(),
+        &request(&[]),
+        &mut response,
+        ResponseCredentials::Policy,
+    );
+    assert!(!outcome.allowed);
+    assert_eq!(outcome.refusal, None, "not CORS, so nothing refused");
     assert!(cors_headers(&response).is_empty());
     assert_eq!(get(&response, "vary"), Some("Origin"));
 }
@@ -89,13 +143,14 @@ fn row1_not_cors_only_vary() {
 #[test]
 fn row2_and_row3_actual_allowed() {
     let mut response = HeaderMap::new();
-    let outcome = example().actual(
+    let outcome = actual(
+        &example(),
         &request(&[("origin", "https://example.com")]),
         &mut response,
         ResponseCredentials::Policy,
     );
-    assert!(outcome.origin_allowed);
-    assert!(!outcome.reflected_any_origin_with_credentials);
+    assert!(outcome.allowed);
+    assert_eq!(outcome.refusal, None);
     assert_eq!(
         get(&response, "access-control-allow-origin"),
         Some("https://example.com")
@@ -107,7 +162,8 @@ fn row2_and_row3_actual_allowed() {
 #[test]
 fn row4_preflight() {
     let mut response = HeaderMap::new();
-    let outcome = example().preflight(
+    let outcome = preflight(
+        &example(),
         &request(&[
             ("origin", "https://example.com"),
             ("access-control-request-method", "POST"),
@@ -132,10 +188,7 @@ fn row4_preflight() {
         get(&response, "access-control-allow-headers"),
         Some("X-PINGOTHER, Content-Type")
     );
-    assert_eq!(
-        get(&response, "vary"),
-        Some("Origin, Access-Control-Request-Headers")
-    );
+    assert_eq!(get(&response, "vary"), Some(PREFLIGHT_VARY));
     assert!(response.get("access-control-allow-credentials").is_none());
     assert!(response.get("access-control-max-age").is_none());
     assert!(response.get("access-control-expose-headers").is_none());
@@ -150,13 +203,14 @@ fn row5_forced_credentials() {
     .unwrap();
     let mut response = HeaderMap::new();
     response.insert("set-cookie", HeaderValue::from_static("one=1"));
-    let outcome = policy.actual(
+    let outcome = actual(
+        &policy,
         &request(&[("origin", "https://example.com")]),
         &mut response,
         ResponseCredentials::Include,
     );
-    assert!(outcome.origin_allowed);
-    assert!(!outcome.reflected_any_origin_with_credentials);
+    assert!(outcome.allowed);
+    assert_eq!(outcome.refusal, None);
     assert_eq!(
         get(&response, "access-control-allow-origin"),
         Some("https://example.com")
@@ -169,12 +223,17 @@ fn row5_forced_credentials() {
 
     // A disallowed origin still gets nothing.
     let mut response = HeaderMap::new();
-    let outcome = policy.actual(
+    let outcome = actual(
+        &policy,
         &request(&[("origin", "https://evil.com")]),
         &mut response,
         ResponseCredentials::Include,
     );
-    assert!(!outcome.origin_allowed);
+    assert!(!outcome.allowed);
+    assert_eq!(
+        outcome.refusal.as_deref(),
+        Some("origin `https://evil.com` is not allowed")
+    );
     assert!(cors_headers(&response).is_empty());
     assert_eq!(get(&response, "vary"), Some("Origin"));
 }
@@ -185,7 +244,8 @@ fn default_policy_is_star_without_vary() {
     assert!(policy.allows_any_origin());
     assert!(!policy.varies_by_origin());
     let mut response = HeaderMap::new();
-    policy.actual(
+    actual(
+        &policy,
         &request(&[("origin", "https://a.com")]),
         &mut response,
         ResponseCredentials::Policy,
@@ -194,40 +254,40 @@ fn default_policy_is_star_without_vary() {
     assert!(response.get("vary").is_none());
     // Not CORS: nothing at all.
     let mut response = HeaderMap::new();
-    policy.actual(&request(&[]), &mut response, ResponseCredentials::Policy);
-    assert!(response.is_empty());
-    // Forced credentials reflect the origin and vary.
-    let mut response = HeaderMap::new();
-    let outcome = policy.actual(
-        &request(&[("origin", "https://a.com")]),
+    actual(
+        &policy,
+        &request(&[]),
         &mut response,
-        ResponseCredentials::Include,
+        ResponseCredentials::Policy,
     );
-    assert!(outcome.reflected_any_origin_with_credentials);
-    assert_eq!(
-        get(&response, "access-control-allow-origin"),
-        Some("https://a.com")
-    );
-    assert_eq!(
-        get(&response, "access-control-allow-credentials"),
-        Some("true")
-    );
-    assert_eq!(get(&response, "vary"), Some("Origin"));
-    // ... but never for `null` without the opt-in, nor for malformed origins.
-    for origin in ["null", "https://a.com, https://b.com"] {
+    assert!(response.is_empty());
+    // A response made credentialed (a cookie) is answered `*` with credentials, which browsers
+    // refuse to expose: the origin is never reflected, so no `Vary` either.
+    for origin in ["https://a.com", "null", "https://a.com, https://b.com"] {
         let mut req = HeaderMap::new();
         req.insert("origin", HeaderValue::from_static(origin));
         let mut response = HeaderMap::new();
-        let outcome = policy.actual(&req, &mut response, ResponseCredentials::Include);
-        assert!(!outcome.origin_allowed, "{origin}");
-        assert!(
-            response.get("access-control-allow-origin").is_none(),
-            "{origin}"
+        let outcome = actual(&policy, &req, &mut response, ResponseCredentials::Include);
+        assert!(outcome.allowed, "{origin}");
+        assert_eq!(
+            outcome.refusal.as_deref(),
+            Some(
+                "credentials requested under any-origin: answered `*` with credentials, which \
+                 browsers refuse; allow explicit origins, or reflect every origin with \
+                 `AllowOrigin::mirror_request()`"
+            )
         );
+        assert_eq!(get(&response, "access-control-allow-origin"), Some("*"));
+        assert_eq!(
+            get(&response, "access-control-allow-credentials"),
+            Some("true")
+        );
+        assert!(response.get("vary").is_none(), "{origin}");
     }
     // Default preflight: `*` origin, mirrored method and headers.
     let mut response = HeaderMap::new();
-    let outcome = policy.preflight(
+    let outcome = preflight(
+        &policy,
         &request(&[
             ("origin", "https://a.com"),
             ("access-control-request-method", "DELETE"),
@@ -242,10 +302,40 @@ fn default_policy_is_star_without_vary() {
         Some("DELETE")
     );
     assert_eq!(get(&response, "access-control-allow-headers"), Some("x-a"));
-    assert_eq!(
-        get(&response, "vary"),
-        Some("Access-Control-Request-Method, Access-Control-Request-Headers")
-    );
+    assert_eq!(get(&response, "vary"), Some(ANY_ORIGIN_PREFLIGHT_VARY));
+}
+
+/// Reflecting any origin with credentials is possible, but only through the named opt-in.
+#[test]
+fn mirror_request_is_the_opt_in_for_credentials_from_any_origin() {
+    let credentials = CorsOptions::new()
+        .origin(AllowOrigin::mirror_request())
+        .credentials(true);
+    let forced = CorsOptions::new().origin(AllowOrigin::mirror_request());
+    for (options, credentials) in [
+        (credentials, ResponseCredentials::Policy),
+        (forced, ResponseCredentials::Include),
+    ] {
+        let policy = CorsPolicy::from_options(&options).unwrap();
+        let mut response = HeaderMap::new();
+        let outcome = actual(
+            &policy,
+            &request(&[("origin", "https://anywhere.example")]),
+            &mut response,
+            credentials,
+        );
+        assert!(outcome.allowed);
+        assert_eq!(outcome.refusal, None);
+        assert_eq!(
+            get(&response, "access-control-allow-origin"),
+            Some("https://anywhere.example")
+        );
+        assert_eq!(
+            get(&response, "access-control-allow-credentials"),
+            Some("true")
+        );
+        assert_eq!(get(&response, "vary"), Some("Origin"));
+    }
 }
 
 #[test]
@@ -261,7 +351,8 @@ fn credentials_on_preflight_and_actual() {
     )
     .unwrap();
     let mut response = HeaderMap::new();
-    let outcome = policy.preflight(
+    let outcome = preflight(
+        &policy,
         &request(&[
             ("origin", "https://example.com"),
             ("access-control-request-method", "PUT"),
@@ -283,11 +374,12 @@ fn credentials_on_preflight_and_actual() {
         Some("content-type")
     );
     assert_eq!(get(&response, "access-control-max-age"), Some("600"));
-    assert_eq!(get(&response, "vary"), Some("Origin"));
+    assert_eq!(get(&response, "vary"), Some(PREFLIGHT_VARY));
     assert!(response.get("access-control-expose-headers").is_none());
 
     let mut response = HeaderMap::new();
-    policy.actual(
+    actual(
+        &policy,
         &request(&[("origin", "https://example.com")]),
         &mut response,
         ResponseCredentials::Policy,
@@ -304,7 +396,7 @@ fn credentials_on_preflight_and_actual() {
 }
 
 #[test]
-fn rejected_preflights_carry_only_vary() {
+fn refused_preflights_carry_only_vary_and_say_why() {
     let policy = CorsPolicy::for_route(
         &CorsOptions::new()
             .origin("https://example.com")
@@ -314,53 +406,121 @@ fn rejected_preflights_carry_only_vary() {
         &[Method::GET, Method::POST],
     )
     .unwrap();
-    let rejected: [&[(&'static str, &'static str)]; 7] = [
-        &[
-            ("origin", "https://evil.com"),
-            ("access-control-request-method", "GET"),
-        ],
-        &[
-            ("origin", "https://example.com"),
-            ("access-control-request-method", "DELETE"),
-        ],
-        &[
-            ("origin", "https://example.com"),
-            ("access-control-request-method", "get"),
-        ],
-        &[
-            ("origin", "https://example.com"),
-            ("access-control-request-method", "GET, POST"),
-        ],
-        &[
-            ("origin", "https://example.com"),
-            ("access-control-request-method", "GET"),
-            ("access-control-request-method", "GET"),
-        ],
-        &[
-            ("origin", "https://example.com"),
-            ("access-control-request-method", "GET"),
-            ("access-control-request-headers", "content-type, x-other"),
-        ],
-        &[
-            ("origin", "https://example.com"),
-            ("access-control-request-method", "GET"),
-            ("access-control-request-headers", "content-type; x"),
-        ],
+    let many = vec!["content-type"; 65].join(", ");
+    let long = format!("x-{}", "a".repeat(5000));
+    let leak = |s: String| -> &'static str { Box::leak(s.into_boxed_str()) };
+    let refused: Vec<(Vec<(&'static str, &'static str)>, &str)> = vec![
+        (
+            vec![("origin", "https://evil.com")],
+            "origin `https://evil.com` is not allowed",
+        ),
+        (
+            vec![("origin", "null")],
+            "origin `null` is not allowed without `allow_null_origin(true)`",
+        ),
+        (
+            vec![("origin", "https://example.com/")],
+            "malformed origin `https://example.com/`",
+        ),
+        (
+            vec![
+                ("origin", "https://example.com"),
+                ("origin", "https://example.com"),
+            ],
+            "several `Origin` headers",
+        ),
+        (
+            vec![("origin", "https://example.com")],
+            "method `DELETE` is not allowed",
+        ),
+        (
+            vec![("origin", "https://example.com")],
+            "method `get` is not allowed",
+        ),
+        (
+            vec![("origin", "https://example.com")],
+            "malformed `Access-Control-Request-Method`: `GET, POST` is not a method",
+        ),
+        (
+            vec![("origin", "https://example.com")],
+            "several `Access-Control-Request-Method` headers",
+        ),
+        (
+            vec![
+                ("origin", "https://example.com"),
+                ("access-control-request-headers", "content-type, x-other"),
+            ],
+            "request header `x-other` is not allowed",
+        ),
+        (
+            vec![
+                ("origin", "https://example.com"),
+                ("access-control-request-headers", "content-type; x"),
+            ],
+            "malformed `Access-Control-Request-Headers`: `content-type; x` is not a header name",
+        ),
+        (
+            vec![
+                ("origin", "https://example.com"),
+                ("access-control-request-headers", leak(many)),
+            ],
+            "`Access-Control-Request-Headers` lists more than 64 names",
+        ),
+        (
+            vec![
+                ("origin", "https://example.com"),
+                ("access-control-request-headers", leak(long)),
+            ],
+            "`Access-Control-Request-Headers` is longer than 4096 bytes",
+        ),
+        (
+            vec![
+                ("origin", "https://example.com"),
+                ("access-control-request-private-network", "true"),
+            ],
+            "private network access requested but not enabled (`private_network(true)`)",
+        ),
     ];
-    for headers in rejected {
+    for (mut headers, reason) in refused {
+        // The requested method, where the case does not test it.
+        let method = match reason {
+            r if r.starts_with("method `DELETE`") => vec!["DELETE"],
+            r if r.starts_with("method `get`") => vec!["get"],
+            r if r.starts_with("malformed `Access-Control-Request-Method`") => vec!["GET, POST"],
+            r if r.starts_with("several `Access-Control-Request-Method`") => vec!["GET", "GET"],
+            _ => vec!["GET"],
+        };
+        headers.extend(
+            method
+                .into_iter()
+                .map(|m| ("access-control-request-method", m)),
+        );
         let mut response = HeaderMap::new();
-        let outcome = policy.preflight(&request(headers), &mut response);
+        let outcome = preflight(&policy, &request(&headers), &mut response);
         assert!(!outcome.allowed, "{headers:?}");
+        assert_eq!(outcome.refusal.as_deref(), Some(reason), "{headers:?}");
         assert_eq!(outcome.status, StatusCode::NO_CONTENT);
         assert!(cors_headers(&response).is_empty(), "{headers:?}");
-        assert_eq!(get(&response, "vary"), Some("Origin"));
+        assert_eq!(get(&response, "vary"), Some(PREFLIGHT_VARY));
     }
-    let mut response = HeaderMap::new();
-    let outcome = policy.preflight(
-        &request(&[("origin", "https://example.com")]),
-        &mut response,
-    );
-    assert!(!outcome.allowed, "a preflight without a method is rejected");
+}
+
+/// The reasons borrow from the request: no copy of the request's bytes.
+#[test]
+fn refusals_borrow_from_the_request() {
+    let policy = example();
+    let headers = request(&[
+        ("origin", "https://example.com"),
+        ("access-control-request-method", "PURGE"),
+    ]);
+    let request = CorsRequest::new(&Method::OPTIONS, &headers);
+    let Some(Refusal::MethodNotAllowed { method }) = policy.preflight(&request).refusal() else {
+        panic!("PURGE is not a method of the route");
+    };
+    assert!(std::ptr::eq(
+        method,
+        &headers["access-control-request-method"]
+    ));
 }
 
 #[test]
@@ -368,12 +528,13 @@ fn forbidden_and_ok_statuses() {
     let policy = CorsPolicy::from_options(
         &CorsOptions::new()
             .origin("https://example.com")
-            .preflight_status(PreflightStatus::Ok)
+            .preflight_status(PreflightStatus::OK)
             .rejected_preflight(RejectedPreflight::Forbidden),
     )
     .unwrap();
     let mut response = HeaderMap::new();
-    let ok = policy.preflight(
+    let ok = preflight(
+        &policy,
         &request(&[
             ("origin", "https://example.com"),
             ("access-control-request-method", "GET"),
@@ -382,7 +543,8 @@ fn forbidden_and_ok_statuses() {
     );
     assert_eq!((ok.allowed, ok.status), (true, StatusCode::OK));
     let mut response = HeaderMap::new();
-    let no = policy.preflight(
+    let no = preflight(
+        &policy,
         &request(&[
             ("origin", "https://evil.com"),
             ("access-control-request-method", "GET"),
@@ -423,7 +585,7 @@ fn requested_headers_parsing() {
         }
         let mut response = HeaderMap::new();
         assert!(
-            policy.preflight(&headers, &mut response).allowed,
+            preflight(&policy, &headers, &mut response).allowed,
             "{extra:?}"
         );
         assert_eq!(
@@ -445,13 +607,13 @@ fn requested_headers_parsing() {
         HeaderValue::from_str(&many).unwrap(),
     );
     let mirror = CorsPolicy::from_options(&CorsOptions::new()).unwrap();
-    assert!(!mirror.preflight(&headers, &mut HeaderMap::new()).allowed);
+    assert!(!preflight(&mirror, &headers, &mut HeaderMap::new()).allowed);
     let long = format!("x-{}", "a".repeat(5000));
     headers.insert(
         "access-control-request-headers",
         HeaderValue::from_str(&long).unwrap(),
     );
-    assert!(!mirror.preflight(&headers, &mut HeaderMap::new()).allowed);
+    assert!(!preflight(&mirror, &headers, &mut HeaderMap::new()).allowed);
 }
 
 #[test]
@@ -464,7 +626,7 @@ fn mirror_headers_joins_several_lines() {
         ("access-control-request-headers", "x-c"),
     ]);
     let mut response = HeaderMap::new();
-    assert!(policy.preflight(&headers, &mut response).allowed);
+    assert!(preflight(&policy, &headers, &mut response).allowed);
     assert_eq!(
         get(&response, "access-control-allow-headers"),
         Some("x-a, x-b, x-c")
@@ -487,18 +649,16 @@ fn any_headers_and_methods() {
         ("access-control-request-method", "PURGE"),
         ("access-control-request-headers", "x-a, Authorization"),
     ]);
-    assert!(policy.preflight(&headers, &mut response).allowed);
+    assert!(preflight(&policy, &headers, &mut response).allowed);
     assert_eq!(get(&response, "access-control-allow-methods"), Some("*"));
     assert_eq!(
         get(&response, "access-control-allow-headers"),
         Some("*, authorization")
     );
-    assert_eq!(
-        get(&response, "vary"),
-        Some("Origin, Access-Control-Request-Headers")
-    );
+    assert_eq!(get(&response, "vary"), Some(PREFLIGHT_VARY));
     let mut response = HeaderMap::new();
-    policy.actual(
+    actual(
+        &policy,
         &request(&[("origin", "https://a.com")]),
         &mut response,
         ResponseCredentials::Policy,
@@ -520,21 +680,18 @@ fn mirror_methods() {
         ("origin", "https://a.com"),
         ("access-control-request-method", "PURGE"),
     ]);
-    assert!(policy.preflight(&headers, &mut response).allowed);
+    assert!(preflight(&policy, &headers, &mut response).allowed);
     assert_eq!(
         get(&response, "access-control-allow-methods"),
         Some("PURGE")
     );
-    assert_eq!(
-        get(&response, "vary"),
-        Some("Origin, Access-Control-Request-Method, Access-Control-Request-Headers")
-    );
+    assert_eq!(get(&response, "vary"), Some(PREFLIGHT_VARY));
     // Not a token: rejected.
     let headers = request(&[
         ("origin", "https://a.com"),
         ("access-control-request-method", "GE T"),
     ]);
-    assert!(!policy.preflight(&headers, &mut HeaderMap::new()).allowed);
+    assert!(!preflight(&policy, &headers, &mut HeaderMap::new()).allowed);
 }
 
 #[test]
@@ -545,7 +702,7 @@ fn from_options_mirrors_route_methods() {
         ("origin", "https://a.com"),
         ("access-control-request-method", "PATCH"),
     ]);
-    assert!(policy.preflight(&headers, &mut response).allowed);
+    assert!(preflight(&policy, &headers, &mut response).allowed);
     assert_eq!(
         get(&response, "access-control-allow-methods"),
         Some("PATCH")
@@ -561,12 +718,21 @@ fn private_network_is_opt_in() {
     ]);
     let off = CorsPolicy::from_options(&CorsOptions::new().origin("https://a.com")).unwrap();
     let mut response = HeaderMap::new();
-    assert!(off.preflight(&headers, &mut response).allowed);
-    assert!(
-        response
-            .get("access-control-allow-private-network")
-            .is_none()
+    let refused = preflight(&off, &headers, &mut response);
+    assert!(!refused.allowed);
+    assert_eq!(
+        refused.refusal.as_deref(),
+        Some("private network access requested but not enabled (`private_network(true)`)")
     );
+    assert!(cors_headers(&response).is_empty());
+    assert_eq!(get(&response, "vary"), Some(PREFLIGHT_VARY));
+    // Only `true` asks for it.
+    let mut other = headers.clone();
+    other.insert(
+        "access-control-request-private-network",
+        HeaderValue::from_static("false"),
+    );
+    assert!(preflight(&off, &other, &mut HeaderMap::new()).allowed);
 
     let on = CorsPolicy::from_options(
         &CorsOptions::new()
@@ -575,25 +741,19 @@ fn private_network_is_opt_in() {
     )
     .unwrap();
     let mut response = HeaderMap::new();
-    assert!(on.preflight(&headers, &mut response).allowed);
+    assert!(preflight(&on, &headers, &mut response).allowed);
     assert_eq!(
         get(&response, "access-control-allow-private-network"),
         Some("true")
     );
-    assert_eq!(
-        get(&response, "vary"),
-        Some(
-            "Origin, Access-Control-Request-Method, Access-Control-Request-Headers, \
-             Access-Control-Request-Private-Network"
-        )
-    );
+    assert_eq!(get(&response, "vary"), Some(PREFLIGHT_VARY));
     // Without the request header: no grant, same Vary.
     let mut response = HeaderMap::new();
     let plain = request(&[
         ("origin", "https://a.com"),
         ("access-control-request-method", "GET"),
     ]);
-    assert!(on.preflight(&plain, &mut response).allowed);
+    assert!(preflight(&on, &plain, &mut response).allowed);
     assert!(
         response
             .get("access-control-allow-private-network")
@@ -607,23 +767,23 @@ fn vary_merges_with_handler_vary() {
     let origin = request(&[("origin", "https://example.com")]);
     let mut response = HeaderMap::new();
     response.insert("vary", HeaderValue::from_static("Accept-Encoding"));
-    policy.actual(&origin, &mut response, ResponseCredentials::Policy);
+    actual(&policy, &origin, &mut response, ResponseCredentials::Policy);
     assert_eq!(get(&response, "vary"), Some("Accept-Encoding, Origin"));
 
     let mut response = HeaderMap::new();
     response.insert("vary", HeaderValue::from_static("origin, accept"));
-    policy.actual(&origin, &mut response, ResponseCredentials::Policy);
+    actual(&policy, &origin, &mut response, ResponseCredentials::Policy);
     assert_eq!(get(&response, "vary"), Some("origin, accept"));
 
     let mut response = HeaderMap::new();
     response.insert("vary", HeaderValue::from_static("*"));
-    policy.actual(&origin, &mut response, ResponseCredentials::Policy);
+    actual(&policy, &origin, &mut response, ResponseCredentials::Policy);
     assert_eq!(get(&response, "vary"), Some("*"));
 
     // Called twice (e.g. by nested layers): still no duplicate.
     let mut response = HeaderMap::new();
-    policy.actual(&origin, &mut response, ResponseCredentials::Policy);
-    policy.actual(&origin, &mut response, ResponseCredentials::Policy);
+    actual(&policy, &origin, &mut response, ResponseCredentials::Policy);
+    actual(&policy, &origin, &mut response, ResponseCredentials::Policy);
     assert_eq!(response.get_all("vary").iter().count(), 1);
     assert_eq!(get(&response, "vary"), Some("Origin"));
 }
@@ -635,11 +795,13 @@ fn null_origin_opt_in() {
         CorsPolicy::from_options(&CorsOptions::new().origin(AllowOrigin::mirror_request()))
             .unwrap();
     let mut response = HeaderMap::new();
-    assert!(
-        !refused
-            .actual(&null, &mut response, ResponseCredentials::Policy)
-            .origin_allowed
+    let outcome = actual(&refused, &null, &mut response, ResponseCredentials::Policy);
+    assert!(!outcome.allowed);
+    assert_eq!(
+        outcome.refusal.as_deref(),
+        Some("origin `null` is not allowed without `allow_null_origin(true)`")
     );
+    assert!(cors_headers(&response).is_empty());
 
     for options in [
         CorsOptions::new()
@@ -654,11 +816,7 @@ fn null_origin_opt_in() {
     ] {
         let policy = CorsPolicy::from_options(&options.credentials(true)).unwrap();
         let mut response = HeaderMap::new();
-        assert!(
-            policy
-                .actual(&null, &mut response, ResponseCredentials::Policy)
-                .origin_allowed
-        );
+        assert!(actual(&policy, &null, &mut response, ResponseCredentials::Policy).allowed);
         assert_eq!(get(&response, "access-control-allow-origin"), Some("null"));
     }
 }
@@ -672,21 +830,23 @@ fn predicate_sees_well_formed_origins() {
         .unwrap();
     let mut response = HeaderMap::new();
     let ok = request(&[("origin", "http://app.localhost:3000")]);
-    assert!(
-        policy
-            .actual(&ok, &mut response, ResponseCredentials::Policy)
-            .origin_allowed
-    );
+    assert!(actual(&policy, &ok, &mut response, ResponseCredentials::Policy).allowed);
     assert_eq!(
         get(&response, "access-control-allow-origin"),
         Some("http://app.localhost:3000")
     );
     assert_eq!(get(&response, "vary"), Some("Origin"));
     let bad = request(&[("origin", "http://x.localhost:3000/")]);
-    assert!(
-        !policy
-            .actual(&bad, &mut HeaderMap::new(), ResponseCredentials::Policy)
-            .origin_allowed
+    let outcome = actual(
+        &policy,
+        &bad,
+        &mut HeaderMap::new(),
+        ResponseCredentials::Policy,
+    );
+    assert!(!outcome.allowed);
+    assert_eq!(
+        outcome.refusal.as_deref(),
+        Some("malformed origin `http://x.localhost:3000/`")
     );
 }
 
@@ -702,7 +862,7 @@ fn merge_then_compile() {
         ("origin", "https://example.com"),
         ("access-control-request-method", "GET"),
     ]);
-    assert!(policy.preflight(&headers, &mut response).allowed);
+    assert!(preflight(&policy, &headers, &mut response).allowed);
     assert_eq!(get(&response, "access-control-max-age"), Some("600"));
     assert_eq!(
         get(&response, "access-control-allow-headers"),
@@ -768,24 +928,76 @@ fn prebuilt_and_inserted_preflights_agree() {
     for options in &policies {
         let policy = CorsPolicy::for_route(options, &ROUTE).unwrap();
         for headers in &requests {
-            let request = cors_axum_core::CorsRequest::new(&Method::OPTIONS, headers);
+            let request = CorsRequest::new(&Method::OPTIONS, headers);
+            let decision = policy.preflight(&request);
+            let outcome = (decision.is_allowed(), decision.status(), decision.refusal());
             let mut fresh = HeaderMap::new();
-            let outcome = policy.answer_preflight(&request, &mut fresh);
+            decision.clone().write(&mut fresh);
             let mut reserved = HeaderMap::with_capacity(16);
-            assert_eq!(policy.answer_preflight(&request, &mut reserved), outcome);
+            decision.clone().write(&mut reserved);
             assert_eq!(fresh, reserved, "{options:?} {headers:?}");
             let mut handler = request_with_handler_header();
-            assert_eq!(policy.answer_preflight(&request, &mut handler), outcome);
+            decision.write(&mut handler);
             handler.remove("x-handler");
             assert_eq!(fresh, handler, "{options:?} {headers:?}");
             assert!(fresh.values().all(|v| !v.is_empty()), "{fresh:?}");
-            allowed += usize::from(outcome.allowed);
+            let again = policy.preflight(&request);
+            assert_eq!(
+                (again.is_allowed(), again.status(), again.refusal()),
+                outcome
+            );
+            allowed += usize::from(outcome.0);
         }
     }
-    // Per policy: 4, 2, 2 (not the unlisted headers), 4, 4, 1 (no requested headers only).
-    assert_eq!(allowed, 17);
+    // Per policy: 3 (not private network access), 2, 2 (not the unlisted headers), 4, 4,
+    // 1 (no requested headers only).
+    assert_eq!(allowed, 16);
 }
 
 fn request_with_handler_header() -> HeaderMap {
     request(&[("x-handler", "1")])
+}
+
+/// A fixed method or header list is checked, so the answer depends on the requested method and
+/// headers: `Vary` names them on granted and refused preflights alike, merged into the handler's
+/// `Vary` without duplicates.
+#[test]
+fn vary_names_what_fixed_lists_check() {
+    let options = CorsOptions::new()
+        .origin("https://example.com")
+        .allow_headers(["content-type"]);
+    let policies = [
+        CorsPolicy::for_route(&options, &[Method::GET, Method::PUT]).unwrap(),
+        CorsPolicy::from_options(&options.clone().methods(["GET", "PUT"])).unwrap(),
+    ];
+    for policy in &policies {
+        for (method, headers, allowed) in [
+            ("PUT", "content-type", true),
+            ("DELETE", "content-type", false),
+            ("PUT", "x-other", false),
+        ] {
+            let request = request(&[
+                ("origin", "https://example.com"),
+                ("access-control-request-method", method),
+                ("access-control-request-headers", headers),
+            ]);
+            let mut response = HeaderMap::new();
+            assert_eq!(preflight(policy, &request, &mut response).allowed, allowed);
+            assert_eq!(get(&response, "vary"), Some(PREFLIGHT_VARY));
+
+            let mut response = HeaderMap::new();
+            response.insert(
+                "vary",
+                HeaderValue::from_static("accept-encoding, access-control-request-method"),
+            );
+            preflight(policy, &request, &mut response);
+            assert_eq!(
+                get(&response, "vary"),
+                Some(
+                    "accept-encoding, access-control-request-method, Origin, \
+                     Access-Control-Request-Headers, Access-Control-Request-Private-Network"
+                )
+            );
+        }
+    }
 }

@@ -53,6 +53,20 @@ fn table_of_misconfigurations() {
              route's methods",
         ),
         (
+            CorsOptions::new().preflight_status(301),
+            "preflight_status",
+            Some("301"),
+            "invalid CORS option `preflight_status`: 301 is not a 2xx status; browsers accept a \
+             preflight only with a status from 200 to 299: use 204 (the default) or 200",
+        ),
+        (
+            CorsOptions::new().preflight_status(http::StatusCode::BAD_REQUEST),
+            "preflight_status",
+            Some("400"),
+            "invalid CORS option `preflight_status`: 400 is not a 2xx status; browsers accept a \
+             preflight only with a status from 200 to 299: use 204 (the default) or 200",
+        ),
+        (
             CorsOptions::new().origin("https://example.com/"),
             "origin",
             Some("https://example.com/"),
@@ -269,6 +283,9 @@ fn valid_configurations_compile() {
         CorsOptions::new().max_age(u64::from(u32::MAX)),
         CorsOptions::new().origin("HTTPS://EXAMPLE.COM:443"),
         CorsOptions::new().origin(Vec::<String>::new()),
+        CorsOptions::new().preflight_status(200),
+        CorsOptions::new().preflight_status(299),
+        CorsOptions::new().preflight_status(http::StatusCode::ACCEPTED),
     ];
     for options in ok {
         CorsPolicy::from_options(&options).unwrap_or_else(|e| panic!("{options:?}: {e}"));

@@ -1,7 +1,7 @@
 //! Hostile origins against exact, list and pattern policies: only the genuine origin is granted.
 
-use cors_axum_core::{CorsOptions, CorsPolicy, ResponseCredentials};
-use http::{HeaderMap, HeaderValue};
+use cors_axum_core::{CorsOptions, CorsPolicy, CorsRequest, ResponseCredentials};
+use http::{HeaderMap, HeaderValue, Method};
 
 fn policy() -> CorsPolicy {
     CorsPolicy::from_options(
@@ -22,9 +22,11 @@ fn granted(policy: &CorsPolicy, origins: &[&[u8]]) -> bool {
         request.append("origin", HeaderValue::from_bytes(origin).unwrap());
     }
     let mut actual = HeaderMap::new();
-    let outcome = policy.actual(&request, &mut actual, ResponseCredentials::Policy);
+    let decision = policy.actual(&CorsRequest::new(&Method::GET, &request));
+    let refusal = decision.write(&mut actual, ResponseCredentials::Policy);
+    assert_eq!(decision.is_allowed(), refusal.is_none());
     assert_eq!(
-        outcome.origin_allowed,
+        decision.is_allowed(),
         actual.contains_key("access-control-allow-origin")
     );
     request.insert(
@@ -32,8 +34,16 @@ fn granted(policy: &CorsPolicy, origins: &[&[u8]]) -> bool {
         HeaderValue::from_static("GET"),
     );
     let mut preflight = HeaderMap::new();
-    let allowed = policy.preflight(&request, &mut preflight).allowed;
-    assert_eq!(allowed, outcome.origin_allowed, "{origins:?}");
+    let preflight_decision = policy.preflight(&CorsRequest::new(&Method::OPTIONS, &request));
+    let allowed = preflight_decision.is_allowed();
+    // Refused for the same reason on both sides.
+    assert_eq!(
+        preflight_decision.refusal().map(|r| r.to_string()),
+        refusal.map(|r| r.to_string()),
+        "{origins:?}"
+    );
+    preflight_decision.write(&mut preflight);
+    assert_eq!(allowed, decision.is_allowed(), "{origins:?}");
     if allowed {
         // The grant echoes the request's own value, byte for byte.
         assert_eq!(actual["access-control-allow-origin"].as_bytes(), origins[0]);
@@ -206,11 +216,15 @@ fn over_long_origins_are_refused() {
     let long = format!("https://{}.example.com", "a.".repeat(200));
     let mut request = HeaderMap::new();
     request.insert("origin", HeaderValue::from_str(&long).unwrap());
-    let mut response = HeaderMap::new();
-    assert!(
-        !policy
-            .actual(&request, &mut response, ResponseCredentials::Policy)
-            .origin_allowed
+    let decision = policy.actual(&CorsRequest::new(&Method::GET, &request));
+    assert!(!decision.is_allowed());
+    assert_eq!(
+        decision.refusal().unwrap().to_string(),
+        format!(
+            "malformed origin `{}` (cut, {} bytes)",
+            &long[..128],
+            long.len()
+        )
     );
 }
 

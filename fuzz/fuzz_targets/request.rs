@@ -1,14 +1,20 @@
-//! Feeds arbitrary methods and request headers through `classify`, `preflight` and `actual`
-//! under several policies, checking the invariants that must hold for any input.
+//! Feeds arbitrary methods and request headers through the engine's one path (classify, decide,
+//! write) under several policies, checking the invariants that must hold for any input, and
+//! checking the answers with the browser oracle: when the engine grants a request a browser
+//! could have sent, the browser accepts the answer; when it refuses, the browser refuses too.
 #![no_main]
 
 use std::sync::OnceLock;
 
+use cors_axum_core::browser::{CredentialsMode, ScriptRequest};
 use cors_axum_core::{
-    AllowHeaders, AllowMethods, AllowOrigin, CapturedOrigin, CorsOptions, CorsPolicy, CorsRequest,
+    AllowHeaders, AllowMethods, AllowOrigin, CorsOptions, CorsPolicy, CorsRequest, Refusal,
     RequestKind, ResponseCredentials,
 };
-use http::header::{ACCESS_CONTROL_ALLOW_CREDENTIALS, ACCESS_CONTROL_ALLOW_ORIGIN, VARY};
+use http::header::{
+    ACCESS_CONTROL_ALLOW_CREDENTIALS, ACCESS_CONTROL_ALLOW_ORIGIN, ACCESS_CONTROL_REQUEST_HEADERS,
+    ACCESS_CONTROL_REQUEST_METHOD, ORIGIN, VARY,
+};
 use http::{HeaderMap, HeaderName, HeaderValue, Method};
 use libfuzzer_sys::fuzz_target;
 
@@ -58,6 +64,46 @@ fn policies() -> &'static [CorsPolicy] {
     })
 }
 
+/// The request a script would have made to cause this preflight, if a browser could have sent
+/// it exactly so: one serialized origin, one method as `fetch()` sends it, one
+/// `Access-Control-Request-Headers` line of names.
+fn script_for_preflight(request: &HeaderMap, credentials: CredentialsMode) -> Option<ScriptRequest> {
+    let mut origins = request.get_all(ORIGIN).iter();
+    let (Some(origin), None) = (origins.next(), origins.next()) else {
+        return None;
+    };
+    let mut methods = request.get_all(ACCESS_CONTROL_REQUEST_METHOD).iter();
+    let (Some(method), None) = (methods.next(), methods.next()) else {
+        return None;
+    };
+    let mut script = ScriptRequest::new(origin.to_str().ok()?, method.to_str().ok()?).ok()?;
+    if script.method().as_str().as_bytes() != method.as_bytes() {
+        // `fetch()` would have sent it uppercase.
+        return None;
+    }
+    let mut lines = request.get_all(ACCESS_CONTROL_REQUEST_HEADERS).iter();
+    match (lines.next(), lines.next()) {
+        (_, Some(_)) => return None,
+        (Some(line), None) => {
+            for name in line.to_str().ok()?.split(',') {
+                let name = name.trim_matches([' ', '\t']);
+                if !name.is_empty() {
+                    script = script.header(name, "1").ok()?;
+                }
+            }
+        }
+        (None, None) => {}
+    }
+    let mut private_network = request
+        .get_all("access-control-request-private-network")
+        .iter();
+    let private_network = match (private_network.next(), private_network.next()) {
+        (_, Some(_)) => return None,
+        (value, None) => value.is_some_and(|v| v == "true"),
+    };
+    Some(script.private_network(private_network).credentials(credentials))
+}
+
 fuzz_target!(|data: &[u8]| {
     let Some((&selector, rest)) = data.split_first() else {
         return;
@@ -86,46 +132,82 @@ fuzz_target!(|data: &[u8]| {
 
     let cors_request = CorsRequest::new(&method, &request);
     let kind = cors_request.kind();
-    assert_eq!(kind, CorsPolicy::classify(&method, &request));
     let mut response = HeaderMap::with_capacity(16);
     if selector & 0x40 != 0 {
         response.insert(VARY, HeaderValue::from_static("accept-encoding"));
     }
+    let mut refusal_under_any_origin = false;
     match kind {
         RequestKind::Preflight => {
+            let decision = policy.preflight(&cors_request);
+            assert_eq!(decision.is_allowed(), decision.refusal().is_none());
+            // Every reason has a one-line message.
+            if let Some(refusal) = decision.refusal() {
+                assert!(!refusal.to_string().contains('\n'));
+            }
             // A fresh map starts from the prebuilt answer; one with capacity gets inserts.
             let mut fresh = HeaderMap::new();
-            let fresh_outcome = policy.answer_preflight(&cors_request, &mut fresh);
+            decision.clone().write(&mut fresh);
             let mut reserved = HeaderMap::with_capacity(16);
-            assert_eq!(
-                policy.answer_preflight(&cors_request, &mut reserved),
-                fresh_outcome
-            );
+            decision.clone().write(&mut reserved);
             assert_eq!(fresh, reserved);
-            let outcome = policy.preflight(&request, &mut response);
-            assert_eq!(outcome, fresh_outcome);
-            assert!(outcome.allowed || response.get(ACCESS_CONTROL_ALLOW_ORIGIN).is_none());
+            let allowed = decision.is_allowed();
+            let status = decision.status();
+            decision.write(&mut response);
+            assert_eq!(allowed, response.contains_key(ACCESS_CONTROL_ALLOW_ORIGIN));
+
+            // The browser agrees, for the request it would have made.
+            let modes = if policy.allows_credentials() {
+                &[CredentialsMode::Omit, CredentialsMode::Include][..]
+            } else {
+                &[CredentialsMode::Omit][..]
+            };
+            for &mode in modes {
+                if let Some(script) = script_for_preflight(&request, mode) {
+                    let accepted = script.check_preflight(status, &response);
+                    assert_eq!(accepted.is_ok(), allowed, "{script:?}: {accepted:?}");
+                }
+            }
         }
         RequestKind::Actual | RequestKind::NotCors => {
-            let mut captured_response = response.clone();
-            let captured = CapturedOrigin::from_headers(&request);
-            let captured_outcome =
-                policy.actual_captured(&captured, &mut captured_response, credentials);
-            let outcome = policy.actual(&request, &mut response, credentials);
-            assert_eq!(outcome, captured_outcome);
-            assert_eq!(response, captured_response);
+            let decision = policy.actual(&cors_request);
+            assert_eq!(decision.is_cors(), kind == RequestKind::Actual);
+            let refusal = decision.write(&mut response, credentials);
+            if let Some(refusal) = refusal {
+                assert!(!refusal.to_string().contains('\n'));
+                refusal_under_any_origin = refusal == Refusal::CredentialsUnderAnyOrigin;
+            }
             assert_eq!(
-                outcome.origin_allowed,
+                decision.is_allowed(),
                 response.contains_key(ACCESS_CONTROL_ALLOW_ORIGIN)
             );
-            if kind == RequestKind::NotCors {
-                assert!(!outcome.origin_allowed);
+            // Granted without a refusal, unless credentials were forced under any origin.
+            assert_eq!(
+                refusal.is_none(),
+                (decision.is_allowed() && !refusal_under_any_origin) || !decision.is_cors()
+            );
+
+            // A browser with this origin reads the answer exactly when it is granted, and
+            // with credentials exactly when it is granted without a refusal.
+            if let Some(script) = decision
+                .origin()
+                .and_then(|o| o.to_str().ok())
+                .and_then(|o| ScriptRequest::new(o, "GET").ok())
+            {
+                let omit = script.clone().check_response(&response);
+                assert_eq!(omit.is_ok(), decision.is_allowed(), "{omit:?}");
+                let credentialed = policy.allows_credentials() || credentials == ResponseCredentials::Include;
+                let include = script
+                    .credentials(CredentialsMode::Include)
+                    .check_response(&response);
+                assert_eq!(include.is_ok(), refusal.is_none() && credentialed, "{include:?}");
             }
         }
     }
     if let Some(acao) = response.get(ACCESS_CONTROL_ALLOW_ORIGIN) {
+        // `*` with credentials only when credentials were forced under any origin.
         if response.contains_key(ACCESS_CONTROL_ALLOW_CREDENTIALS) {
-            assert_ne!(acao, "*");
+            assert!(acao != "*" || refusal_under_any_origin);
         }
         if acao != "*" {
             // A reflected origin is always the request's single `Origin` value.
@@ -134,9 +216,7 @@ fuzz_target!(|data: &[u8]| {
             assert!(origins.next().is_none());
         }
     }
-    if policy.varies_by_origin()
-        || credentials == ResponseCredentials::Include && kind != RequestKind::Preflight
-    {
+    if policy.varies_by_origin() {
         let vary: Vec<&[u8]> = response
             .get_all(VARY)
             .iter()

@@ -9,7 +9,8 @@ use std::task::{Context, Poll};
 use axum::body::Body;
 use axum::response::Response;
 use cors_axum_core::{
-    CorsConfigError, CorsOptions, CorsPolicy, CorsRequest, RequestKind, ResponseCredentials,
+    CorsConfigError, CorsOptions, CorsPolicy, CorsRequest, Refusal, RequestKind,
+    ResponseCredentials,
 };
 use http::{Method, Request, StatusCode};
 
@@ -93,6 +94,8 @@ impl PathCors {
 #[derive(Debug, Clone)]
 pub struct CorsLayer {
     cors: Arc<PathCors>,
+    /// The route's path, for logs; `None` behind a plain `CorsLayer`, which logs the request's.
+    route: Option<Arc<str>>,
 }
 
 impl CorsLayer {
@@ -106,15 +109,18 @@ impl CorsLayer {
         } else {
             RoutePolicy::Disabled
         };
-        Ok(Self::for_path(Arc::new(PathCors {
-            default,
-            by_method: Vec::new(),
-        })))
+        Ok(Self::for_path(
+            Arc::new(PathCors {
+                default,
+                by_method: Vec::new(),
+            }),
+            None,
+        ))
     }
 
-    /// The layer of one path of a module covered by `CorsModule`.
-    pub(crate) fn for_path(cors: Arc<PathCors>) -> Self {
-        Self { cors }
+    /// The layer of one path (`route`) of a module covered by `CorsModule`.
+    pub(crate) fn for_path(cors: Arc<PathCors>, route: Option<Arc<str>>) -> Self {
+        Self { cors, route }
     }
 }
 
@@ -125,6 +131,7 @@ impl<S> tower_layer::Layer<S> for CorsLayer {
         CorsHandling {
             inner,
             cors: self.cors.clone(),
+            route: self.route.clone(),
         }
     }
 }
@@ -134,6 +141,7 @@ impl<S> tower_layer::Layer<S> for CorsLayer {
 pub struct CorsHandling<S> {
     inner: S,
     cors: Arc<PathCors>,
+    route: Option<Arc<str>>,
 }
 
 impl<S, B> tower_service::Service<Request<B>> for CorsHandling<S>
@@ -152,28 +160,59 @@ where
         let cors = CorsRequest::new(request.method(), request.headers());
         if cors.kind() == RequestKind::Preflight {
             let mut response = Response::new(Body::empty());
-            let status = match self.cors.preflight_policy(&cors) {
+            match self.cors.preflight_policy(&cors) {
                 RoutePolicy::Enabled { policy, .. } => {
-                    policy
-                        .answer_preflight(&cors, response.headers_mut())
-                        .status
+                    let decision = policy.preflight(&cors);
+                    if let Some(refusal) = decision.refusal() {
+                        refused(self.route.as_deref(), &request, "preflight", &refusal);
+                    }
+                    *response.status_mut() = decision.status();
+                    decision.write(response.headers_mut());
                 }
-                RoutePolicy::Disabled => StatusCode::NO_CONTENT,
-            };
-            *response.status_mut() = status;
+                RoutePolicy::Disabled => {
+                    refused(
+                        self.route.as_deref(),
+                        &request,
+                        "preflight",
+                        &"CORS is off for this route",
+                    );
+                    *response.status_mut() = StatusCode::NO_CONTENT;
+                }
+            }
             if self.cors.passes_preflight_through() {
                 return ResponseFuture::passthrough(self.inner.call(request), response);
             }
             return ResponseFuture::preflight(response);
         }
-        let origin = cors.capture_origin();
-        let state = Arc::new(RequestCors::new(origin, request.headers(), request.uri()));
+        let RoutePolicy::Enabled { policy, .. } = self.cors.policy_for(request.method()) else {
+            return ResponseFuture::untouched(self.inner.call(request));
+        };
+        let decision = policy.actual(&cors);
+        if let Some(refusal) = decision.refusal() {
+            refused(self.route.as_deref(), &request, "request", &refusal);
+        }
+        let state = Arc::new(RequestCors::new(decision, request.headers(), request.uri()));
         request
             .extensions_mut()
             .insert(CorsService::new(state.clone()));
-        let method = request.method().clone();
-        ResponseFuture::actual(self.inner.call(request), self.cors.clone(), method, state)
+        ResponseFuture::actual(self.inner.call(request), state)
     }
+}
+
+/// Logs, at debug level, a CORS request that gets no grant: its route, its origin and why.
+fn refused<B>(
+    route: Option<&str>,
+    request: &Request<B>,
+    kind: &'static str,
+    reason: &dyn std::fmt::Display,
+) {
+    tracing::debug!(
+        target: "cors_axum",
+        route = route.unwrap_or_else(|| request.uri().path()),
+        method = %request.method(),
+        origin = ?request.headers().get(http::header::ORIGIN),
+        "CORS {kind} refused: {reason}"
+    );
 }
 
 pin_project_lite::pin_project! {
@@ -193,11 +232,14 @@ pin_project_lite::pin_project! {
             future: F,
             preflight: Option<Response>,
         },
+        /// CORS off for the route: the inner answer as it is.
+        Untouched {
+            #[pin]
+            future: F,
+        },
         Actual {
             #[pin]
             future: F,
-            cors: Arc<PathCors>,
-            method: Method,
             state: Arc<RequestCors>,
         },
     }
@@ -221,14 +263,15 @@ impl<F> ResponseFuture<F> {
         }
     }
 
-    fn actual(future: F, cors: Arc<PathCors>, method: Method, state: Arc<RequestCors>) -> Self {
+    fn untouched(future: F) -> Self {
         Self {
-            kind: Kind::Actual {
-                future,
-                cors,
-                method,
-                state,
-            },
+            kind: Kind::Untouched { future },
+        }
+    }
+
+    fn actual(future: F, state: Arc<RequestCors>) -> Self {
+        Self {
+            kind: Kind::Actual { future, state },
         }
     }
 }
@@ -254,12 +297,8 @@ where
                 }
                 Poll::Ready(Ok(response))
             }
-            KindProj::Actual {
-                future,
-                cors,
-                method,
-                state,
-            } => {
+            KindProj::Untouched { future } => future.poll(cx),
+            KindProj::Actual { future, state } => {
                 let mut response = std::task::ready!(future.poll(cx))?;
                 let headers = response.headers_mut();
                 let credentials = if state.write_cookies(headers) {
@@ -267,11 +306,9 @@ where
                 } else {
                     ResponseCredentials::Policy
                 };
-                if let RoutePolicy::Enabled { policy, .. } = cors.policy_for(method) {
-                    let outcome = policy.actual_captured(state.origin(), headers, credentials);
-                    if outcome.reflected_any_origin_with_credentials {
-                        super::service::warn_any_origin_with_credentials();
-                    }
+                let refusal = state.decision().write(headers, credentials);
+                if refusal == Some(Refusal::CredentialsUnderAnyOrigin) {
+                    super::service::warn_any_origin_with_credentials();
                 }
                 Poll::Ready(Ok(response))
             }

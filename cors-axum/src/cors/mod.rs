@@ -289,7 +289,7 @@ impl ModuleCorsPaths {
             })
         });
         Ok(CompiledPath {
-            layer: CorsLayer::for_path(cors),
+            layer: CorsLayer::for_path(cors, Some(Arc::from(path))),
             options_route,
             coverage,
         })

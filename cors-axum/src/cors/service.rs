@@ -6,42 +6,42 @@ use std::sync::{Arc, Mutex, MutexGuard, Once, PoisonError};
 use axum::extract::FromRequestParts;
 use axum::response::{IntoResponse, Response};
 use cookie::{Cookie, SameSite};
-use cors_axum_core::CapturedOrigin;
+use cors_axum_core::ActualDecision;
 use http::request::Parts;
 use http::{HeaderMap, HeaderValue, StatusCode, header};
 
-/// What the CORS layer keeps of a request until its response: its origin, whether that origin
-/// is on the request's own host, and the cookies handlers set.
+/// What the CORS layer keeps of a request until its response: the CORS decision on its origin,
+/// whether that origin is on the request's own host, and the cookies handlers set.
 #[derive(Debug)]
 pub(crate) struct RequestCors {
-    origin: CapturedOrigin,
+    decision: ActualDecision,
     same_site: bool,
     cookies: Mutex<Vec<Cookie<'static>>>,
     credentialed: AtomicBool,
 }
 
 impl RequestCors {
-    /// The state of a request with this `Origin`, headers and URI.
-    pub(crate) fn new(origin: CapturedOrigin, headers: &HeaderMap, uri: &http::Uri) -> Self {
-        let same_site = !origin.is_present() || {
+    /// The state of a request with this decision, headers and URI.
+    pub(crate) fn new(decision: ActualDecision, headers: &HeaderMap, uri: &http::Uri) -> Self {
+        let same_site = !decision.is_cors() || {
             // HTTP/1.1 names the host in `Host`, HTTP/2 in the `:authority` of the URI.
             let host = headers
                 .get(header::HOST)
                 .and_then(|h| h.to_str().ok())
                 .or_else(|| uri.authority().map(http::uri::Authority::as_str));
-            is_same_host(origin.value(), host)
+            is_same_host(decision.origin(), host)
         };
         Self {
-            origin,
+            decision,
             same_site,
             cookies: Mutex::new(Vec::new()),
             credentialed: AtomicBool::new(false),
         }
     }
 
-    /// The request's `Origin`.
-    pub(crate) fn origin(&self) -> &CapturedOrigin {
-        &self.origin
+    /// The CORS decision on the request, to write into its response.
+    pub(crate) fn decision(&self) -> &ActualDecision {
+        &self.decision
     }
 
     /// The cookies handlers set. A handler that panicked while holding the lock left a valid
@@ -90,9 +90,10 @@ fn strip_port(authority: &str) -> &str {
 ///
 /// An extractor (and an injectable controller field) on routes of a module that imports
 /// [`CorsModule`](crate::CorsModule), or behind a [`CorsLayer`](crate::CorsLayer). Setting a
-/// cookie makes the response credentialed: `Access-Control-Allow-Credentials: true`,
-/// `Access-Control-Allow-Origin` the request's own origin (never `*`) and `Vary: Origin`, provided
-/// the origin is allowed.
+/// cookie makes the response credentialed: `Access-Control-Allow-Credentials: true` and
+/// `Access-Control-Allow-Origin` the request's own origin, provided the origin is allowed. Under
+/// the default any-origin policy the answer stays `*`, which browsers refuse with credentials:
+/// configure the origins (or `AllowOrigin::mirror_request()`) to share credentialed responses.
 ///
 /// Default attributes of [`set_cookie`](Self::set_cookie): `Path=/`, `HttpOnly`, and
 /// - `SameSite=Lax` when the request comes from the same host (another port is the same site) or
@@ -204,8 +205,9 @@ pub(crate) fn warn_any_origin_with_credentials() {
     WARNED.call_once(|| {
         tracing::warn!(
             "a credentialed response (CorsService::set_cookie) was sent under the default \
-             any-origin CORS policy, so every website can read it; configure explicit origins \
-             with CorsModule::with_opts(CorsOptions::new().origin(..))"
+             any-origin CORS policy: it is answered `Access-Control-Allow-Origin: *`, which \
+             browsers refuse to expose with credentials; configure explicit origins with \
+             CorsModule::with_opts(CorsOptions::new().origin(..))"
         );
     });
 }

@@ -1,0 +1,180 @@
+//! [`ActualDecision`]: the engine's answer to an actual (non-preflight) request.
+
+use http::header::{
+    ACCESS_CONTROL_ALLOW_CREDENTIALS, ACCESS_CONTROL_ALLOW_ORIGIN, ACCESS_CONTROL_EXPOSE_HEADERS,
+};
+use http::{HeaderMap, HeaderValue};
+
+use crate::Refusal;
+use crate::policy::{STAR, TRUE};
+use crate::vary::VARY_ORIGIN;
+
+/// Whether an actual response is credentialed: known only once the handler has run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum ResponseCredentials {
+    /// As the options say ([`CorsOptions::credentials`](crate::CorsOptions::credentials)).
+    #[default]
+    Policy,
+    /// Credentialed whatever the options say, e.g. because the handler set a cookie: an allowed
+    /// origin is answered with `Access-Control-Allow-Credentials: true`. Under
+    /// [`AllowOrigin::any()`](crate::AllowOrigin::any) the answer stays `*`, which browsers
+    /// refuse with credentials ([`Refusal::CredentialsUnderAnyOrigin`]); reflecting any origin
+    /// with credentials takes [`AllowOrigin::mirror_request()`](crate::AllowOrigin::mirror_request).
+    Include,
+}
+
+/// What the policy decided about the request's origin.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Verdict {
+    /// No `Origin`: not a CORS request.
+    NotCors,
+    /// Any origin: `*`.
+    AnyOrigin,
+    /// An allowed origin: reflected.
+    Reflect,
+    /// Refused, and why.
+    Refused(OriginRefusal),
+}
+
+/// Why an origin is refused, without the origin itself (which the decision keeps).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum OriginRefusal {
+    NotAllowed,
+    Null,
+    Several,
+    Malformed,
+}
+
+impl Verdict {
+    pub(crate) fn refused(refusal: Refusal<'_>) -> Self {
+        Verdict::Refused(match refusal {
+            Refusal::NullOriginNotEnabled => OriginRefusal::Null,
+            Refusal::SeveralOrigins => OriginRefusal::Several,
+            Refusal::MalformedOrigin { .. } => OriginRefusal::Malformed,
+            _ => OriginRefusal::NotAllowed,
+        })
+    }
+}
+
+/// The decision on an actual request, or on one that is not CORS, from
+/// [`CorsPolicy::actual`](crate::CorsPolicy::actual).
+///
+/// Made before the request goes to the handler, it owns what it needs: the request's `Origin`
+/// (a [`HeaderValue`] clone, which shares the request's bytes) and the policy's prebuilt values.
+/// Keep it with the response future; once the handler has answered,
+/// [`write`](ActualDecision::write) adds `Access-Control-Allow-Origin`, `-Allow-Credentials`,
+/// `-Expose-Headers` and `Vary: Origin` to the response, as the handler left it.
+///
+/// ```
+/// use cors_axum_core::{CorsOptions, CorsPolicy, CorsRequest, ResponseCredentials};
+/// use http::{HeaderMap, HeaderValue, Method};
+///
+/// let policy = CorsPolicy::from_options(
+///     &CorsOptions::new().origin("https://example.com").expose_headers(["x-request-id"]),
+/// )?;
+/// let mut headers = HeaderMap::new();
+/// headers.insert("origin", HeaderValue::from_static("https://example.com"));
+/// let decision = policy.actual(&CorsRequest::new(&Method::GET, &headers));
+/// drop(headers); // the request goes to the handler
+///
+/// let mut response = HeaderMap::new();
+/// response.insert("set-cookie", HeaderValue::from_static("session=1"));
+/// let refusal = decision.write(&mut response, ResponseCredentials::Include);
+/// assert_eq!(refusal, None);
+/// assert_eq!(response["access-control-allow-origin"], "https://example.com");
+/// assert_eq!(response["access-control-allow-credentials"], "true");
+/// assert_eq!(response["access-control-expose-headers"], "x-request-id");
+/// assert_eq!(response["vary"], "Origin");
+/// # Ok::<(), cors_axum_core::CorsConfigError>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct ActualDecision {
+    /// The request's `Origin` when it has exactly one line.
+    pub(crate) origin: Option<HeaderValue>,
+    pub(crate) verdict: Verdict,
+    /// Whether the options allow credentials.
+    pub(crate) credentials: bool,
+    pub(crate) vary_origin: bool,
+    /// `Access-Control-Expose-Headers`, when granted and configured.
+    pub(crate) expose_headers: Option<HeaderValue>,
+}
+
+impl ActualDecision {
+    /// Whether the request had an `Origin` header, i.e. is a CORS request.
+    pub fn is_cors(&self) -> bool {
+        self.verdict != Verdict::NotCors
+    }
+
+    /// Whether the origin is granted: `Access-Control-Allow-Origin` will be written (`*` or the
+    /// origin itself).
+    pub fn is_allowed(&self) -> bool {
+        matches!(self.verdict, Verdict::AnyOrigin | Verdict::Reflect)
+    }
+
+    /// The request's `Origin` when it had exactly one.
+    pub fn origin(&self) -> Option<&HeaderValue> {
+        self.origin.as_ref()
+    }
+
+    /// Why the origin is refused; `None` when it is granted or the request is not CORS. Whether
+    /// the browser will then accept a credentialed answer is known only when writing: see
+    /// [`write`](ActualDecision::write).
+    pub fn refusal(&self) -> Option<Refusal<'_>> {
+        let Verdict::Refused(why) = self.verdict else {
+            return None;
+        };
+        Some(match (why, &self.origin) {
+            (OriginRefusal::Null, _) => Refusal::NullOriginNotEnabled,
+            (OriginRefusal::NotAllowed, Some(origin)) => Refusal::OriginNotAllowed { origin },
+            (OriginRefusal::Malformed, Some(origin)) => Refusal::MalformedOrigin { origin },
+            // A single `Origin` line is always kept, so only several lines come here.
+            (OriginRefusal::Several | OriginRefusal::NotAllowed | OriginRefusal::Malformed, _) => {
+                Refusal::SeveralOrigins
+            }
+        })
+    }
+
+    /// Adds the CORS headers to the handler's response: `Access-Control-Allow-Origin`,
+    /// `-Allow-Credentials`, `-Expose-Headers` for a granted origin, and `Vary: Origin` (merged
+    /// into the handler's `Vary`) whenever the answer depends on the origin, CORS request or
+    /// not. Allocates nothing given a map with room for the headers.
+    ///
+    /// `credentials` says whether the handler made the response credentialed. Returns why a
+    /// browser will not let the script read the answer, if it will not: the
+    /// [`refusal`](ActualDecision::refusal), or [`Refusal::CredentialsUnderAnyOrigin`] for a
+    /// response made credentialed under [`AllowOrigin::any()`](crate::AllowOrigin::any), which
+    /// is answered `*` with `Access-Control-Allow-Credentials: true` (a caller may warn once).
+    #[inline]
+    pub fn write(
+        &self,
+        response_headers: &mut HeaderMap,
+        credentials: ResponseCredentials,
+    ) -> Option<Refusal<'_>> {
+        let credentialed = self.credentials || credentials == ResponseCredentials::Include;
+        let refusal = match (self.verdict, &self.origin) {
+            (Verdict::AnyOrigin, _) => {
+                self.grant(response_headers, STAR, credentialed);
+                credentialed.then_some(Refusal::CredentialsUnderAnyOrigin)
+            }
+            (Verdict::Reflect, Some(origin)) => {
+                self.grant(response_headers, origin.clone(), credentialed);
+                None
+            }
+            _ => self.refusal(),
+        };
+        if self.vary_origin {
+            VARY_ORIGIN.apply(response_headers);
+        }
+        refusal
+    }
+
+    fn grant(&self, response: &mut HeaderMap, allow_origin: HeaderValue, credentialed: bool) {
+        response.insert(ACCESS_CONTROL_ALLOW_ORIGIN, allow_origin);
+        if credentialed {
+            response.insert(ACCESS_CONTROL_ALLOW_CREDENTIALS, TRUE);
+        }
+        if let Some(expose) = &self.expose_headers {
+            response.insert(ACCESS_CONTROL_EXPOSE_HEADERS, expose.clone());
+        }
+    }
+}

@@ -1,0 +1,153 @@
+//! [`PreflightDecision`]: the engine's answer to a preflight.
+
+use http::header::{
+    ACCESS_CONTROL_ALLOW_HEADERS, ACCESS_CONTROL_ALLOW_METHODS, ACCESS_CONTROL_ALLOW_ORIGIN,
+};
+use http::{HeaderMap, HeaderName, HeaderValue, StatusCode};
+
+use crate::allow_headers::HeadersGrant;
+use crate::header::ACCESS_CONTROL_ALLOW_PRIVATE_NETWORK;
+use crate::{CorsPolicy, Refusal};
+
+/// What a granted preflight's answer takes from the request; the rest is the policy's.
+#[derive(Clone, Debug)]
+pub(crate) struct PreflightGrant {
+    /// The origin to reflect; `None` under any origin, which answers `*`.
+    pub(crate) origin: Option<HeaderValue>,
+    /// The requested method, when the policy mirrors it; `None` answers with the policy's value.
+    pub(crate) method: Option<HeaderValue>,
+    pub(crate) headers: HeadersGrant,
+    pub(crate) private_network: bool,
+}
+
+/// The decision on a preflight, from [`CorsPolicy::preflight`]: granted or refused (with the
+/// [`Refusal`]), the [`status`](PreflightDecision::status) to answer with, and the headers,
+/// written by [`write`](PreflightDecision::write).
+///
+/// It borrows the policy and the request, so a middleware decides, logs and writes while it
+/// still holds the request, which a preflight never passes on to a handler.
+///
+/// A granted preflight gets `Access-Control-Allow-Origin`, `-Allow-Methods`, and as configured
+/// `-Allow-Credentials`, `-Allow-Headers`, `-Max-Age`, `-Allow-Private-Network`. A refused one
+/// gets no `Access-Control-*` header, and the status of
+/// [`CorsOptions::rejected_preflight`](crate::CorsOptions::rejected_preflight). Both get the same
+/// `Vary`: `Access-Control-Request-Method`, `-Request-Headers` and `-Request-Private-Network`,
+/// which any preflight answer depends on, and `Origin` unless any origin is allowed, merged into
+/// a `Vary` already in the map.
+///
+/// ```
+/// use cors_axum_core::{CorsOptions, CorsPolicy, CorsRequest, Refusal};
+/// use http::{HeaderMap, HeaderValue, Method, StatusCode};
+///
+/// let policy = CorsPolicy::from_options(
+///     &CorsOptions::new()
+///         .origin("https://example.com")
+///         .allow_headers(["content-type"]),
+/// )?;
+/// let mut headers = HeaderMap::new();
+/// headers.insert("origin", HeaderValue::from_static("https://example.com"));
+/// headers.insert("access-control-request-method", HeaderValue::from_static("PUT"));
+/// headers.insert("access-control-request-headers", HeaderValue::from_static("x-secret"));
+///
+/// let request = CorsRequest::new(&Method::OPTIONS, &headers);
+/// let decision = policy.preflight(&request);
+/// assert!(!decision.is_allowed());
+/// assert_eq!(decision.refusal(), Some(Refusal::HeaderNotAllowed { name: "x-secret" }));
+/// assert_eq!(decision.status(), StatusCode::NO_CONTENT);
+/// let mut response = HeaderMap::new();
+/// decision.write(&mut response);
+/// assert!(response.get("access-control-allow-origin").is_none());
+/// assert!(response["vary"].to_str()?.contains("Access-Control-Request-Headers"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[must_use = "a preflight decision does nothing until it is written"]
+#[derive(Clone, Debug)]
+pub struct PreflightDecision<'a> {
+    policy: &'a CorsPolicy,
+    answer: Result<PreflightGrant, Refusal<'a>>,
+}
+
+impl<'a> PreflightDecision<'a> {
+    pub(crate) fn new(policy: &'a CorsPolicy, answer: Result<PreflightGrant, Refusal<'a>>) -> Self {
+        Self { policy, answer }
+    }
+
+    /// Whether the preflight is granted: the browser may go on with the actual request.
+    #[inline]
+    pub fn is_allowed(&self) -> bool {
+        self.answer.is_ok()
+    }
+
+    /// Why the preflight is refused; `None` when it is granted.
+    #[inline]
+    pub fn refusal(&self) -> Option<Refusal<'a>> {
+        self.answer.as_ref().err().copied()
+    }
+
+    /// The status to answer with: [`CorsOptions::preflight_status`] when granted,
+    /// [`CorsOptions::rejected_preflight`] decides when refused.
+    ///
+    /// [`CorsOptions::preflight_status`]: crate::CorsOptions::preflight_status
+    /// [`CorsOptions::rejected_preflight`]: crate::CorsOptions::rejected_preflight
+    #[inline]
+    pub fn status(&self) -> StatusCode {
+        match self.answer {
+            Ok(_) => self.policy.preflight_status(),
+            Err(_) => self.policy.rejected_status,
+        }
+    }
+
+    /// Writes the answer's headers, `Vary` included, into `response_headers`.
+    ///
+    /// Allocates nothing given a map with room for the headers. Into a fresh map (no capacity
+    /// yet, as in a new `Response`), which would allocate on its first insert anyway, the
+    /// policy's prebuilt headers are cloned: one copy instead of a hashed insert per header; then
+    /// only the values that depend on the request are set.
+    #[inline]
+    pub fn write(self, response_headers: &mut HeaderMap) {
+        let policy = self.policy;
+        let Ok(grant) = self.answer else {
+            policy.preflight_vary.apply(response_headers);
+            return;
+        };
+        if response_headers.capacity() != 0 {
+            policy.insert_preflight(grant, response_headers);
+            return;
+        }
+        *response_headers = policy.preflight_headers.clone();
+        let PreflightGrant {
+            origin,
+            method,
+            headers,
+            private_network,
+        } = grant;
+        if let Some(origin) = origin {
+            set_prebuilt(response_headers, ACCESS_CONTROL_ALLOW_ORIGIN, origin);
+        }
+        if let Some(method) = method {
+            set_prebuilt(response_headers, ACCESS_CONTROL_ALLOW_METHODS, method);
+        }
+        match headers {
+            HeadersGrant::List => {}
+            HeadersGrant::Nothing => drop(response_headers.remove(ACCESS_CONTROL_ALLOW_HEADERS)),
+            echoed => {
+                if let Some(value) = policy.allow_headers_value(echoed) {
+                    set_prebuilt(response_headers, ACCESS_CONTROL_ALLOW_HEADERS, value);
+                }
+            }
+        }
+        if policy.allows_private_network() && !private_network {
+            drop(response_headers.remove(ACCESS_CONTROL_ALLOW_PRIVATE_NETWORK));
+        }
+    }
+}
+
+/// Replaces a placeholder of the prebuilt preflight headers. They are a handful, so a look
+/// through them costs less than hashing the name.
+fn set_prebuilt(map: &mut HeaderMap, name: HeaderName, value: HeaderValue) {
+    if let Some((_, slot)) = map.iter_mut().find(|(n, _)| **n == name) {
+        *slot = value;
+    } else {
+        map.insert(name, value);
+    }
+}
