@@ -70,7 +70,13 @@ rest_root_module! {
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
-    tracing_subscriber::fmt().with_target(false).init();
+    // `RUST_LOG=cors_axum=debug` logs why each refused CORS request was refused.
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+        )
+        .init();
 
     let app = AppModule::application()?;
     print!("{}", app.routes());

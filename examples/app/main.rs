@@ -22,7 +22,12 @@ use anyhow::Context as _;
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
-    tracing_subscriber::fmt().with_target(false).init();
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+        )
+        .init();
 
     let path = std::env::var("APP_CONFIG").unwrap_or_else(|_| {
         concat!(env!("CARGO_MANIFEST_DIR"), "/examples/app/config.json").to_owned()

@@ -199,6 +199,18 @@ where
     }
 }
 
+/// A request's `Origin` in a log line: escaped, `-` when there is none.
+struct Shown<'a>(Option<&'a http::HeaderValue>);
+
+impl std::fmt::Display for Shown<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0 {
+            Some(value) => write!(f, "{}", value.as_bytes().escape_ascii()),
+            None => f.write_str("-"),
+        }
+    }
+}
+
 /// Logs, at debug level, a CORS request that gets no grant: its route, its origin and why.
 fn refused<B>(
     route: Option<&str>,
@@ -210,7 +222,7 @@ fn refused<B>(
         target: "cors_axum",
         route = route.unwrap_or_else(|| request.uri().path()),
         method = %request.method(),
-        origin = ?request.headers().get(http::header::ORIGIN),
+        origin = %Shown(request.headers().get(http::header::ORIGIN)),
         "CORS {kind} refused: {reason}"
     );
 }

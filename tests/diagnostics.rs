@@ -1,0 +1,172 @@
+//! Why a browser refused, in the server's log: with `cors_axum=debug`, every refused CORS request
+//! to the example server (`examples/cors.rs`) logs one line with its route, its origin and the
+//! reason; allowed and non-CORS requests log nothing, and nothing is logged at `info`.
+
+#[path = "../examples/cors.rs"]
+#[allow(dead_code, unreachable_pub)]
+mod example;
+
+#[path = "../cors-axum/tests/common/mod.rs"]
+mod common;
+
+use std::io::Write;
+use std::sync::{Arc, Mutex};
+
+use common::{request, send};
+use tracing_subscriber::EnvFilter;
+
+/// Collects what the subscriber writes.
+#[derive(Clone, Default)]
+struct Captured(Arc<Mutex<Vec<u8>>>);
+
+impl Write for Captured {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Captured {
+    /// The lines written since the last call.
+    fn take(&self) -> Vec<String> {
+        let bytes = std::mem::take(&mut *self.0.lock().unwrap());
+        String::from_utf8(bytes)
+            .unwrap()
+            .lines()
+            .map(str::to_owned)
+            .collect()
+    }
+}
+
+const ALLOWED: &str = "https://example.com";
+
+#[tokio::test]
+async fn each_refused_request_logs_one_line_with_route_origin_and_reason() {
+    let captured = Captured::default();
+    let writer = captured.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_env_filter(EnvFilter::new("cors_axum=debug"))
+        .with_writer(move || writer.clone())
+        .with_ansi(false)
+        .without_time()
+        .finish();
+    let _guard = tracing::subscriber::set_default(subscriber);
+    let router = example::AppModule::router().unwrap();
+
+    let preflight = |origin: &'static str, method: &'static str, headers: &'static str| {
+        vec![
+            ("origin", origin),
+            ("access-control-request-method", method),
+            ("access-control-request-headers", headers),
+        ]
+    };
+    // Method, path, request headers, the line logged.
+    type Case<'a> = (&'a str, &'a str, Vec<(&'a str, &'a str)>, &'a str);
+    let cases: Vec<Case<'_>> = vec![
+        (
+            "GET",
+            "/",
+            vec![("origin", "https://evil.example")],
+            "CORS request refused: origin `https://evil.example` is not allowed route=\"/\" \
+             method=GET origin=https://evil.example",
+        ),
+        (
+            "OPTIONS",
+            "/",
+            preflight(ALLOWED, "DELETE", "content-type"),
+            "CORS preflight refused: method `DELETE` is not allowed route=\"/\" method=OPTIONS \
+             origin=https://example.com",
+        ),
+        (
+            "OPTIONS",
+            "/credentials",
+            preflight("null", "GET", ""),
+            "CORS preflight refused: origin `null` is not allowed without \
+             `allow_null_origin(true)` route=\"/credentials\" method=OPTIONS origin=null",
+        ),
+        (
+            "OPTIONS",
+            "/",
+            preflight(ALLOWED, "POST", "x-ok, bad header"),
+            "CORS preflight refused: malformed `Access-Control-Request-Headers`: `bad header` is \
+             not a header name route=\"/\" method=OPTIONS origin=https://example.com",
+        ),
+        (
+            "GET",
+            "/",
+            vec![("origin", ALLOWED), ("origin", "https://evil.example")],
+            "CORS request refused: several `Origin` headers route=\"/\" method=GET \
+             origin=https://example.com",
+        ),
+        (
+            "GET",
+            "/",
+            vec![("origin", "https://example.com.evil.example")],
+            "CORS request refused: origin `https://example.com.evil.example` is not allowed \
+             route=\"/\" method=GET origin=https://example.com.evil.example",
+        ),
+    ];
+    for (method, path, headers, line) in cases {
+        let answer = send(&router, request(method, path, &headers)).await;
+        assert!(
+            !answer.has_any_cors_header(),
+            "{method} {path}: {:?}",
+            answer.headers
+        );
+        let logged = captured.take();
+        assert_eq!(logged.len(), 1, "{method} {path} {headers:?}: {logged:#?}");
+        assert_eq!(
+            logged[0].trim(),
+            format!("DEBUG cors_axum: {line}"),
+            "{method} {path} {headers:?}"
+        );
+    }
+
+    // Granted and non-CORS requests log nothing.
+    for (method, headers) in [
+        ("GET", vec![("origin", ALLOWED)]),
+        ("GET", vec![]),
+        ("OPTIONS", preflight(ALLOWED, "POST", "x-pingother")),
+    ] {
+        send(&router, request(method, "/", &headers)).await;
+        assert_eq!(
+            captured.take(),
+            Vec::<String>::new(),
+            "{method} {headers:?}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn nothing_is_logged_per_request_at_info() {
+    let captured = Captured::default();
+    let writer = captured.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_env_filter(EnvFilter::new("info"))
+        .with_writer(move || writer.clone())
+        .with_ansi(false)
+        .finish();
+    let _guard = tracing::subscriber::set_default(subscriber);
+    let router = example::AppModule::router().unwrap();
+    for origin in ["https://evil.example", ALLOWED, "null"] {
+        send(
+            &router,
+            request("GET", "/credentials", &[("origin", origin)]),
+        )
+        .await;
+        send(
+            &router,
+            request(
+                "OPTIONS",
+                "/",
+                &[("origin", origin), ("access-control-request-method", "PUT")],
+            ),
+        )
+        .await;
+    }
+    assert_eq!(captured.take(), Vec::<String>::new());
+}
