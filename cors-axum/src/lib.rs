@@ -45,6 +45,21 @@ pub mod guide {
     //! The user guide: modules, controllers, providers, guards and layers, CORS options and their
     //! levels, cookies, errors.
     #![doc = include_str!("../docs/GUIDE.md")]
+
+    pub mod security {
+        //! The security model.
+        #![doc = include_str!("../docs/SECURITY.md")]
+    }
+
+    pub mod troubleshooting {
+        //! Troubleshooting.
+        #![doc = include_str!("../docs/TROUBLESHOOTING.md")]
+    }
+
+    pub mod migrating {
+        //! Migrating from tower-http.
+        #![doc = include_str!("../docs/MIGRATING.md")]
+    }
 }
 
 /// Everything a controller or module file usually needs.
