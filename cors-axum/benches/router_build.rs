@@ -8,8 +8,8 @@ use std::any::TypeId;
 use std::hint::black_box;
 
 use axum::Router;
-use axum::routing::{MethodRouter, get, options, post};
-use cors_axum::__private::{ControllerRef, Guards, ModuleDefinition, Needs, RouteDef};
+use axum::routing::{MethodRouter, get, options};
+use cors_axum::__private::{ControllerRef, ModuleDefinition, Needs, RouteDef, RouteSetup};
 use cors_axum::{Application, CorsModule, Module};
 use criterion::{Criterion, criterion_group};
 use http::Method;
@@ -44,12 +44,12 @@ async fn handler() -> &'static str {
     "ok"
 }
 
-fn get_route(_: Guards<()>) -> MethodRouter {
-    get(handler)
+fn get_route(setup: RouteSetup<()>) -> MethodRouter {
+    cors_axum::__private::route(axum::routing::MethodFilter::GET, handler, setup)
 }
 
-fn post_route(_: Guards<()>) -> MethodRouter {
-    post(handler)
+fn post_route(setup: RouteSetup<()>) -> MethodRouter {
+    cors_axum::__private::route(axum::routing::MethodFilter::POST, handler, setup)
 }
 
 fn no_needs(_: &mut Needs) {}
@@ -66,7 +66,7 @@ fn routes(paths: &[&'static str]) -> &'static [RouteDef<()>] {
         .iter()
         .flat_map(|path| {
             [
-                (Method::GET, get_route as fn(Guards<()>) -> MethodRouter),
+                (Method::GET, get_route as fn(RouteSetup<()>) -> MethodRouter),
                 (Method::POST, post_route),
             ]
             .map(|(method, method_router)| RouteDef {
@@ -75,6 +75,7 @@ fn routes(paths: &[&'static str]) -> &'static [RouteDef<()>] {
                 handler: "handler",
                 method_router,
                 guards: &[],
+                layered: false,
                 providers: None,
                 needs: no_needs,
             })

@@ -18,11 +18,14 @@ use tower_service::Service;
 
 use crate::controller::{ControllerEntry, ControllerRef, RouteDef, method_rank};
 use crate::cors::{CorsImport, Provided, RoutePolicy};
-use crate::cors::{CorsLayer, CorsRoute, ModuleCors, ModuleCorsPaths, NotFound, PathCors};
+use crate::cors::{
+    CorsLayer, CorsRoute, MethodNotAllowed, ModuleCors, ModuleCorsPaths, NotFound, PathCors,
+};
 use crate::error::BuildError;
 use crate::guard::{Guard, GuardFn, Guards};
+use crate::handler::RouteSetup;
 use crate::module::{ImportKind, Module, ModuleDefinition, PathLayer, path_layer};
-use crate::provider::{ProviderBuilder, ProviderLayer, ProviderScope};
+use crate::provider::{ProviderBuilder, ProviderScope};
 use crate::table::{RouteCors, RouteInfo, RouteTable};
 use crate::wiring::Needs;
 
@@ -215,8 +218,9 @@ impl<S: Clone + Send + Sync + 'static> ApplicationBuilder<S> {
                 },
                 by_method: Vec::new(),
             };
-            router = router
-                .fallback_service(CorsLayer::for_path(Arc::new(fallback), None).layer(NotFound));
+            router = router.fallback_service(
+                CorsLayer::for_path(Arc::new(fallback), None, false).layer(NotFound),
+            );
         }
         builder.report_unlisted(root_crate);
         Ok(Application {
@@ -255,6 +259,16 @@ struct Builder<S: 'static> {
     no_guards: Guards<S>,
     /// The controllers listed by the modules.
     listed: HashSet<TypeId>,
+}
+
+/// What a route needs and has, found before its method router is built.
+struct Prepared {
+    /// The providers it sees.
+    scope: Option<ProviderScope>,
+    /// Whether its handler or controller takes `CorsService`.
+    cors_service: bool,
+    controller_options: Option<CorsOptions>,
+    route_options: Option<CorsOptions>,
 }
 
 /// One route of a module, with its full path.
@@ -410,8 +424,8 @@ impl<S: Clone + Send + Sync + 'static> Builder<S> {
                 }
             }
 
-            let mut method_router: Option<MethodRouter<S>> = None;
-            let mut needs = Vec::with_capacity(group.len());
+            // What each route needs and has: checked before anything is built.
+            let mut prepared = Vec::with_capacity(group.len());
             for route in &group {
                 let route_providers = route.def.providers.map(|f| f());
                 let need = Needs::of(route.def.needs);
@@ -434,6 +448,45 @@ impl<S: Clone + Send + Sync + 'static> Builder<S> {
                         });
                     }
                 }
+                let cors_options =
+                    |p: Option<&ProviderBuilder>| p.and_then(|p| p.get::<CorsOptions>().cloned());
+                prepared.push(Prepared {
+                    scope: match (route.controller_providers, &route_providers) {
+                        (None, None) => module_scope.clone(),
+                        (controller, route) => self.scope(providers, controller, route.as_ref()),
+                    },
+                    cors_service: need.cors_service,
+                    controller_options: cors_options(route.controller_providers),
+                    route_options: cors_options(route_providers.as_ref()),
+                });
+            }
+
+            let mut coverage = vec![uncovered.clone(); group.len()];
+            let mut compiled = None;
+            if let Some(cors) = &mut cors {
+                let routes: Vec<CorsRoute<'_>> = group
+                    .iter()
+                    .zip(&prepared)
+                    .map(|(route, prepared)| CorsRoute {
+                        method: &route.def.method,
+                        controller: route.controller.name,
+                        handler: route.def.handler,
+                        controller_options: prepared.controller_options.as_ref(),
+                        route_options: prepared.route_options.as_ref(),
+                    })
+                    .collect();
+                let service = prepared.iter().any(|p| p.cors_service);
+                let path_cors = cors.path::<S>(&path, &routes, service)?;
+                coverage.clone_from(&path_cors.coverage);
+                compiled = Some(path_cors);
+            }
+            // CORS goes in the handlers themselves, unless layers of the modules stand between
+            // them and it; then it is a layer around those.
+            let in_handlers = scope.layers.is_empty();
+            let cors_layer = compiled.as_ref().map(|c| c.layer.clone());
+
+            let mut method_router: Option<MethodRouter<S>> = None;
+            for (route, prepared) in group.iter().zip(prepared.iter_mut()) {
                 let guards = match (&module_guards, route.def.guards.is_empty()) {
                     (None, true) => self.no_guards.clone(),
                     (Some(module_guards), true) => module_guards.clone(),
@@ -444,59 +497,50 @@ impl<S: Clone + Send + Sync + 'static> Builder<S> {
                         .copied()
                         .collect(),
                 };
-                let mut built = (route.def.method_router)(guards);
-                let route_scope = match (route.controller_providers, &route_providers) {
-                    (None, None) => module_scope.clone(),
-                    (controller, route) => self.scope(providers, controller, route.as_ref()),
+                let handler_cors = cors_layer
+                    .clone()
+                    .filter(|_| in_handlers && !route.def.layered);
+                let setup = RouteSetup {
+                    guards,
+                    cors: handler_cors,
+                    scope: prepared.scope.take(),
                 };
-                if let Some(route_scope) = route_scope {
-                    built = built.layer(ProviderLayer(route_scope));
+                let mut built = (route.def.method_router)(setup);
+                if in_handlers
+                    && route.def.layered
+                    && let Some(layer) = &cors_layer
+                {
+                    built = built.layer(layer.clone());
                 }
                 method_router = Some(match method_router {
                     Some(earlier) => earlier.merge(built),
                     None => built,
                 });
-                let cors_options =
-                    |p: Option<&ProviderBuilder>| p.and_then(|p| p.get::<CorsOptions>().cloned());
-                needs.push((
-                    need.cors_service,
-                    cors_options(route.controller_providers),
-                    cors_options(route_providers.as_ref()),
-                ));
             }
             let mut method_router = method_router.expect("a path group holds at least one route");
             for layer in &scope.layers {
                 method_router = layer(method_router);
             }
 
-            let mut coverage = vec![uncovered.clone(); group.len()];
             let mut generated = None;
-            if let Some(cors) = &mut cors {
-                let routes: Vec<CorsRoute<'_>> = group
-                    .iter()
-                    .zip(&needs)
-                    .map(
-                        |(route, (_, controller_options, route_options))| CorsRoute {
-                            method: &route.def.method,
-                            controller: route.controller.name,
-                            handler: route.def.handler,
-                            controller_options: controller_options.as_ref(),
-                            route_options: route_options.as_ref(),
-                        },
-                    )
-                    .collect();
-                let compiled = cors.path::<S>(&path, &routes)?;
-                coverage = compiled.coverage;
+            if let (Some(cors), Some(compiled)) = (&cors, compiled) {
+                method_router = if in_handlers {
+                    // The `405` answer, which no handler gives.
+                    method_router.fallback_service(compiled.layer.layer(MethodNotAllowed))
+                } else {
+                    method_router.layer(compiled.layer)
+                };
                 if let Some(options_route) = compiled.options_route {
-                    // Merged after the modules' layers: the generated route is the CORS
-                    // module's own, which no authentication stands in front of.
-                    method_router = method_router.merge(options_route);
+                    // Outside the modules' layers and the CORS layer: the generated route is the
+                    // CORS module's own, which answers CORS itself and which no authentication
+                    // stands in front of. Merged into it, so that the `405` fallback keeps its
+                    // CORS.
+                    method_router = options_route.merge(method_router);
                     generated = Some(cors.module_coverage());
                 }
-                method_router = method_router.layer(compiled.layer);
             }
-            for ((route, (cors_service, ..)), covered) in group.iter().zip(&needs).zip(&coverage) {
-                if *cors_service && !matches!(covered, RouteCors::From { .. }) {
+            for ((route, prepared), covered) in group.iter().zip(&prepared).zip(&coverage) {
+                if prepared.cors_service && !matches!(covered, RouteCors::From { .. }) {
                     return Err(BuildError::CorsServiceWithoutCors {
                         route: format!("{} {path}", route.def.method),
                         handler: describe(module, route),

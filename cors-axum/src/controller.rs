@@ -6,7 +6,8 @@ use axum::extract::FromRequestParts;
 use axum::routing::MethodRouter;
 use http::Method;
 
-use crate::guard::{GuardFn, Guards};
+use crate::guard::GuardFn;
+use crate::handler::RouteSetup;
 use crate::provider::ProviderBuilder;
 use crate::wiring::Needs;
 
@@ -60,11 +61,15 @@ pub struct RouteDef<S: 'static> {
     pub path: &'static str,
     /// The handler's name.
     pub handler: &'static str,
-    /// Builds the route's method router, with the guards that run before its handler: those of
-    /// the application and modules, then [`guards`](Self::guards).
-    pub method_router: fn(Guards<S>) -> MethodRouter<S>,
+    /// Builds the route's method router with the setup the builder gives: the guards that run
+    /// before its handler (those of the application and modules, then
+    /// [`guards`](Self::guards)), its providers, and its CORS when the handler takes it.
+    pub method_router: fn(RouteSetup<S>) -> MethodRouter<S>,
     /// The guards of the controller, then of the route.
     pub guards: &'static [GuardFn<S>],
+    /// Whether the controller or the route has layers of its own, which CORS must wrap: then
+    /// the builder puts CORS in a layer around the route, not in its handler.
+    pub layered: bool,
     /// Route-level providers (`providers = [..]`, `cors = ..` of `#[route]`).
     pub providers: Option<fn() -> ProviderBuilder>,
     /// What the handler (and the controller, for `&self` handlers) extracts that the module

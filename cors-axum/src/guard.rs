@@ -10,10 +10,8 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
-use axum::extract::{FromRequestParts, Request, State};
-use axum::handler::Handler;
+use axum::extract::FromRequestParts;
 use axum::response::{IntoResponse, Response};
-use axum::routing::{MethodFilter, MethodRouter};
 use http::request::Parts;
 
 /// The future of one guard.
@@ -61,31 +59,4 @@ where
 #[doc(hidden)]
 pub const fn guard<G: Guard<S>, S>() -> GuardFn<S> {
     G::check
-}
-
-/// The method router of one route: `handler` for `filter`, behind `guards`.
-#[doc(hidden)]
-pub fn route<H, T, S>(filter: MethodFilter, handler: H, guards: Guards<S>) -> MethodRouter<S>
-where
-    H: Handler<T, S>,
-    T: 'static,
-    S: Clone + Send + Sync + 'static,
-{
-    if guards.is_empty() {
-        return axum::routing::on(filter, handler);
-    }
-    let guarded = move |State(state): State<S>, request: Request| {
-        let guards = guards.clone();
-        let handler = handler.clone();
-        async move {
-            let (mut parts, body) = request.into_parts();
-            for guard in guards.iter() {
-                if let Err(rejection) = guard(&mut parts, &state).await {
-                    return rejection;
-                }
-            }
-            handler.call(Request::from_parts(parts, body), state).await
-        }
-    };
-    axum::routing::on(filter, guarded)
 }

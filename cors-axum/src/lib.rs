@@ -11,6 +11,7 @@ mod controller;
 pub mod cors;
 mod error;
 mod guard;
+mod handler;
 mod module;
 mod provider;
 mod table;
@@ -79,7 +80,8 @@ pub mod __private {
     pub use crate::controller::{
         Controller, ControllerEntry, ControllerInstance, ControllerRef, RouteDef, type_id_of,
     };
-    pub use crate::guard::{Guard, GuardFn, GuardFuture, Guards, guard, route};
+    pub use crate::guard::{Guard, GuardFn, GuardFuture, Guards, guard};
+    pub use crate::handler::{RouteSetup, route};
     pub use crate::module::{DeclaredModule, Import, IntoImport, Module, ModuleDefinition};
     pub use crate::provider::{
         IntoProviders, ProviderBuilder, cors_providers, cors_switch, providers_list,

@@ -116,6 +116,27 @@ impl ActualDecision {
         self.origin.as_ref()
     }
 
+    /// The host of the request's origin, as the engine reads origins (lowercase not enforced,
+    /// no port, IPv6 addresses in brackets): `Some("app.example")` for
+    /// `Origin: https://app.example:8443`; `None` without one well-formed origin. For a
+    /// same-site check against the request's own `Host`.
+    ///
+    /// ```
+    /// use cors_axum_core::{CorsOptions, CorsPolicy, CorsRequest};
+    /// use http::{HeaderMap, HeaderValue, Method};
+    ///
+    /// let policy = CorsPolicy::from_options(&CorsOptions::new())?;
+    /// let mut headers = HeaderMap::new();
+    /// headers.insert("origin", HeaderValue::from_static("http://[::1]:8080"));
+    /// let decision = policy.actual(&CorsRequest::new(&Method::GET, &headers));
+    /// assert_eq!(decision.origin_host(), Some("[::1]"));
+    /// # Ok::<(), cors_axum_core::CorsConfigError>(())
+    /// ```
+    pub fn origin_host(&self) -> Option<&str> {
+        let origin = crate::origin::parse_request(self.origin.as_ref()?.as_bytes())?;
+        std::str::from_utf8(origin.host).ok()
+    }
+
     /// Why the origin is refused; `None` when it is granted or the request is not CORS. Whether
     /// the browser will then accept a credentialed answer is known only when writing: see
     /// [`write`](ActualDecision::write).

@@ -1,6 +1,6 @@
 //! [`CorsPolicy`]: validated, precompiled options, and the decision on each request.
 
-use http::{HeaderMap, HeaderValue, Method, StatusCode};
+use http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode};
 
 use crate::actual::{ActualDecision, Verdict};
 use crate::allow_headers::{CompiledHeaders, HeadersGrant};
@@ -76,6 +76,9 @@ pub struct CorsPolicy {
     /// The headers of a granted preflight answer, prebuilt (see
     /// [`PreflightDecision::write`]).
     pub(crate) preflight_headers: HeaderMap,
+    /// Headers every preflight answer carries besides the CORS ones
+    /// ([`CorsPolicy::with_preflight_header`]).
+    pub(crate) preflight_extra: Vec<(HeaderName, HeaderValue)>,
 }
 
 /// Whether a preflight asks for private network access
@@ -177,6 +180,7 @@ impl CorsPolicy {
             rejected_status,
             preflight_vary: VaryNames::new(preflight_vary).expect("the set names `Vary` headers"),
             preflight_headers: HeaderMap::new(),
+            preflight_extra: Vec::new(),
         };
         policy.preflight_headers = policy.prebuilt_preflight();
         Ok(policy)
@@ -201,6 +205,41 @@ impl CorsPolicy {
     /// The status of a granted preflight answer.
     pub fn preflight_status(&self) -> StatusCode {
         self.preflight_status
+    }
+
+    /// Adds a header to every preflight answer, granted or refused, written with the CORS
+    /// headers: for a header the server adds to every response anyway.
+    ///
+    /// A preflight answer has no body, and HTTP stacks add `Content-Length: 0` to it (axum does,
+    /// and hyper leaves it out of a `204`); written here, it is part of the prebuilt answer, so
+    /// that the response's header map need not grow for it after the engine wrote it.
+    ///
+    /// ```
+    /// use cors_axum_core::{CorsOptions, CorsPolicy, CorsRequest};
+    /// use http::header::CONTENT_LENGTH;
+    /// use http::{HeaderMap, HeaderValue, Method};
+    ///
+    /// let policy = CorsPolicy::from_options(&CorsOptions::new())?
+    ///     .with_preflight_header(CONTENT_LENGTH, HeaderValue::from_static("0"));
+    /// let mut request = HeaderMap::new();
+    /// request.insert("origin", HeaderValue::from_static("https://a.example"));
+    /// request.insert("access-control-request-method", HeaderValue::from_static("PUT"));
+    /// let mut response = HeaderMap::new();
+    /// policy.preflight(&CorsRequest::new(&Method::OPTIONS, &request)).write(&mut response);
+    /// assert_eq!(response["content-length"], "0");
+    /// # Ok::<(), cors_axum_core::CorsConfigError>(())
+    /// ```
+    pub fn with_preflight_header(mut self, name: HeaderName, value: HeaderValue) -> Self {
+        self.preflight_extra.push((name, value));
+        self.preflight_headers = self.prebuilt_preflight();
+        self
+    }
+
+    /// Writes the headers of [`with_preflight_header`](Self::with_preflight_header).
+    pub(crate) fn write_preflight_extra(&self, response: &mut HeaderMap) {
+        for (name, value) in &self.preflight_extra {
+            response.insert(name.clone(), value.clone());
+        }
     }
 
     /// Decides on a preflight ([`RequestKind::Preflight`]): granted, with the headers to answer
@@ -311,6 +350,7 @@ impl CorsPolicy {
             response.insert(ACCESS_CONTROL_ALLOW_PRIVATE_NETWORK, TRUE);
         }
         self.preflight_vary.apply(response);
+        self.write_preflight_extra(response);
     }
 
     /// The `Access-Control-Allow-Headers` value of a grant.

@@ -108,6 +108,7 @@ impl<'a> PreflightDecision<'a> {
         let policy = self.policy;
         let Ok(grant) = self.answer else {
             policy.preflight_vary.apply(response_headers);
+            policy.write_preflight_extra(response_headers);
             return;
         };
         if response_headers.capacity() != 0 {

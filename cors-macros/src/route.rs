@@ -105,7 +105,7 @@ impl Route {
         let controller_layers = level.layer_calls();
         let router_fn = quote! {
             fn #router_name #generics (
-                __guards: #private::Guards<#state>,
+                __setup: #private::RouteSetup<#state>,
             ) -> #private::axum::routing::MethodRouter<#state> {
                 #checks
                 let __router = { #router };
@@ -142,6 +142,7 @@ impl Route {
         let method = format_ident!("{}", self.method);
         let path = &self.path;
         let handler_name = self.handler.to_string();
+        let layered = level.layers.is_some() || self.args.level.layers.is_some();
         let def = quote! {
             #private::RouteDef {
                 method: #private::Method::#method,
@@ -149,6 +150,7 @@ impl Route {
                 handler: #handler_name,
                 method_router: #router_name #turbofish,
                 guards: &[#(#guards),*],
+                layered: #layered,
                 providers: #providers_ref,
                 needs: #needs_name,
             }
@@ -174,7 +176,7 @@ impl Route {
             // Spanned at the handler's name, so that an error of the handler as a whole points
             // at it rather than at `#[controller]`.
             return quote_spanned! {handler.span()=>
-                #private::route(#filter, <#self_ty>::#handler, __guards)
+                #private::route(#filter, <#self_ty>::#handler, __setup)
             };
         };
         let this = if receiver.reference.is_some() {
@@ -198,7 +200,7 @@ impl Route {
         // needs it.
         let span = receiver.self_token.span;
         let controller = respan(quote!(#self_ty), span);
-        let build = quote_spanned!(span=> __router::<#state_arg #controller>(__guards));
+        let build = quote_spanned!(span=> __router::<#state_arg #controller>(__setup));
         quote! {
             async fn __wrapper<__C>(__this: __C, #(#args),*) -> #private::axum::response::Response
             where
@@ -210,7 +212,7 @@ impl Route {
                 )
             }
             fn __router #generics (
-                __guards: #private::Guards<#state>,
+                __setup: #private::RouteSetup<#state>,
             ) -> #private::axum::routing::MethodRouter<#state>
             where
                 __C: #private::ControllerInstance<#state>
@@ -218,7 +220,7 @@ impl Route {
                     + ::core::marker::Send
                     + 'static,
             {
-                #private::route(#filter, __wrapper::<__C>, __guards)
+                #private::route(#filter, __wrapper::<__C>, __setup)
             }
             #build
         }

@@ -8,13 +8,12 @@ mod service;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use axum::response::IntoResponse;
 use axum::routing::MethodRouter;
 use cors_axum_core::{CorsConfigError, CorsOptions, CorsPolicy};
-use http::{HeaderValue, Method, StatusCode, header};
+use http::{HeaderValue, Method};
 
 pub use layer::{CorsHandling, CorsLayer, ResponseFuture};
-pub(crate) use layer::{NotFound, PathCors, RoutePolicy};
+pub(crate) use layer::{MethodNotAllowed, NotFound, OptionsEndpoint, PathCors, RoutePolicy};
 pub use service::{CorsService, CorsServiceRejection};
 
 use crate::error::BuildError;
@@ -167,14 +166,16 @@ impl ModuleCors {
             Some(given) => self.options.merge(given),
             None => self.options.clone(),
         };
-        CorsPolicy::from_options(&options).map_err(|e| {
-            cors_error(
-                self.from,
-                None,
-                format!("`CorsModule` imported by `{}`", self.from),
-                e,
-            )
-        })
+        CorsPolicy::from_options(&options)
+            .map(layer::served)
+            .map_err(|e| {
+                cors_error(
+                    self.from,
+                    None,
+                    format!("`CorsModule` imported by `{}`", self.from),
+                    e,
+                )
+            })
     }
 }
 
@@ -241,10 +242,12 @@ impl ModuleCorsPaths {
 
     /// Compiles the CORS of one path with `routes`; returns it with the `OPTIONS` route to add
     /// when the path has none, and how each route is covered (in the order of `routes`).
+    /// `service` when a handler of the path takes `CorsService`.
     pub(crate) fn path<S: Clone + Send + Sync + 'static>(
         &mut self,
-        path: &str,
+        path: &Arc<str>,
         routes: &[CorsRoute<'_>],
+        service: bool,
     ) -> Result<CompiledPath<S>, BuildError> {
         let mut methods: Vec<Method> = crate::controller::METHOD_ORDER
             .iter()
@@ -282,14 +285,11 @@ impl ModuleCorsPaths {
             }
         };
         let options_route = generate_options.then(|| {
-            let allow = allow_header(&methods);
-            axum::routing::options(move || {
-                let allow = allow.clone();
-                async move { (StatusCode::NO_CONTENT, [(header::ALLOW, allow)]).into_response() }
-            })
+            let endpoint = OptionsEndpoint::new(cors.clone(), allow_header(&methods), path.clone());
+            axum::routing::on_service(axum::routing::MethodFilter::OPTIONS, endpoint)
         });
         Ok(CompiledPath {
-            layer: CorsLayer::for_path(cors, Some(Arc::from(path))),
+            layer: CorsLayer::for_path(cors, Some(path.clone()), service),
             options_route,
             coverage,
         })
@@ -375,7 +375,7 @@ impl ModuleCorsPaths {
         }
         match CorsPolicy::for_route(options, methods) {
             Ok(policy) => Ok(RoutePolicy::Enabled {
-                policy: Box::new(policy),
+                policy: Box::new(layer::served(policy)),
                 passthrough: options.passes_preflight_through(),
             }),
             Err(e) => Err(match route {

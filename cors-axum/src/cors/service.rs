@@ -10,30 +10,20 @@ use cors_axum_core::ActualDecision;
 use http::request::Parts;
 use http::{HeaderMap, HeaderValue, StatusCode, header};
 
-/// What the CORS layer keeps of a request until its response: the CORS decision on its origin,
-/// whether that origin is on the request's own host, and the cookies handlers set.
+/// What the CORS layer keeps of a request whose handler may set cookies, until its response:
+/// the CORS decision on its origin and what the handler asked for.
 #[derive(Debug)]
 pub(crate) struct RequestCors {
     decision: ActualDecision,
-    same_site: bool,
     cookies: Mutex<Vec<Cookie<'static>>>,
     credentialed: AtomicBool,
 }
 
 impl RequestCors {
-    /// The state of a request with this decision, headers and URI.
-    pub(crate) fn new(decision: ActualDecision, headers: &HeaderMap, uri: &http::Uri) -> Self {
-        let same_site = !decision.is_cors() || {
-            // HTTP/1.1 names the host in `Host`, HTTP/2 in the `:authority` of the URI.
-            let host = headers
-                .get(header::HOST)
-                .and_then(|h| h.to_str().ok())
-                .or_else(|| uri.authority().map(http::uri::Authority::as_str));
-            is_same_host(decision.origin(), host)
-        };
+    /// The state of a request with this decision.
+    pub(crate) fn new(decision: ActualDecision) -> Self {
         Self {
             decision,
-            same_site,
             cookies: Mutex::new(Vec::new()),
             credentialed: AtomicBool::new(false),
         }
@@ -68,22 +58,27 @@ impl RequestCors {
     }
 }
 
-/// Whether the request's origin has the same host as the request itself (another port is the
-/// same site), in which case `SameSite=Lax` cookies are sent back.
-fn is_same_host(origin: Option<&HeaderValue>, host: Option<&str>) -> bool {
-    let origin_host = origin
-        .and_then(|o| o.to_str().ok())
-        .and_then(|o| o.split_once("://"))
-        .map(|(_, rest)| strip_port(rest));
-    let request_host = host.map(strip_port);
-    matches!((origin_host, request_host), (Some(a), Some(b)) if !a.is_empty() && a.eq_ignore_ascii_case(b))
-}
+/// The request state in the request's extensions, where `CorsService` finds it.
+#[derive(Clone, Debug)]
+pub(crate) struct CorsState(pub(crate) Arc<RequestCors>);
 
-fn strip_port(authority: &str) -> &str {
-    if authority.starts_with('[') {
-        return authority.split_once(']').map_or(authority, |(h, _)| h);
+/// Whether a request with this decision comes from its own host (another port is the same
+/// site, so `SameSite=Lax` cookies are sent back), or is not CORS.
+fn is_same_host(decision: &ActualDecision, parts: &Parts) -> bool {
+    if !decision.is_cors() {
+        return true;
     }
-    authority.rsplit_once(':').map_or(authority, |(h, _)| h)
+    let Some(origin_host) = decision.origin_host() else {
+        return false;
+    };
+    // HTTP/1.1 names the host in `Host`, HTTP/2 in the `:authority` of the URI.
+    let authority = parts
+        .headers
+        .get(header::HOST)
+        .and_then(|host| host.to_str().ok())
+        .and_then(|host| host.parse::<http::uri::Authority>().ok())
+        .or_else(|| parts.uri.authority().cloned());
+    authority.is_some_and(|authority| authority.host().eq_ignore_ascii_case(origin_host))
 }
 
 /// Sets cookies on a CORS response so that browsers accept them.
@@ -130,20 +125,18 @@ fn strip_port(authority: &str) -> &str {
 #[derive(Debug, Clone)]
 pub struct CorsService {
     request: Arc<RequestCors>,
+    /// Whether the request comes from its own host, decided when the service is extracted.
+    same_site: bool,
 }
 
 impl CorsService {
-    pub(crate) fn new(request: Arc<RequestCors>) -> Self {
-        Self { request }
-    }
-
     /// Adds a cookie named `name` with `value` (percent-encoded as needed) and the default
     /// attributes described above, and makes the response credentialed.
     pub fn set_cookie(&self, name: impl Into<String>, value: impl Into<String>) {
         let mut cookie = Cookie::new(name.into(), value.into());
         cookie.set_path("/");
         cookie.set_http_only(true);
-        if self.request.same_site {
+        if self.same_site {
             cookie.set_same_site(SameSite::Lax);
         } else {
             cookie.set_same_site(SameSite::None);
@@ -169,11 +162,14 @@ impl<S: Send + Sync> FromRequestParts<S> for CorsService {
     type Rejection = CorsServiceRejection;
 
     async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
-        parts
+        let CorsState(request) = parts
             .extensions
-            .get::<CorsService>()
-            .cloned()
-            .ok_or(CorsServiceRejection)
+            .get::<CorsState>()
+            .ok_or(CorsServiceRejection)?;
+        Ok(CorsService {
+            same_site: is_same_host(request.decision(), parts),
+            request: request.clone(),
+        })
     }
 }
 

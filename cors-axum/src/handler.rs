@@ -1,0 +1,212 @@
+//! The handler of a route as the module system builds it: the user's handler, with the route's
+//! providers put into the request, its CORS handling and its guards, all in one axum handler.
+//!
+//! Wrapping the handler itself, rather than putting tower layers around the route, keeps one
+//! axum `Route` per method, as a plain axum handler has: each layer on a route costs a clone
+//! of a boxed service and a boxed future per request. Where the user's own layers run at the
+//! route, controller or module level, CORS must wrap them, so the builder puts it in a layer
+//! around them instead.
+
+use std::convert::Infallible;
+use std::future::Future;
+use std::marker::PhantomData;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use axum::extract::Request;
+use axum::handler::Handler;
+use axum::response::Response;
+use axum::routing::{MethodFilter, MethodRouter};
+
+use crate::cors::{CorsLayer, ResponseFuture};
+use crate::guard::Guards;
+use crate::provider::ProviderScope;
+
+/// What the builder gives the function that builds a route's method router.
+#[doc(hidden)]
+pub struct RouteSetup<S> {
+    /// The guards, most general first.
+    pub(crate) guards: Guards<S>,
+    /// The route's CORS, when it is handled by the handler itself.
+    pub(crate) cors: Option<CorsLayer>,
+    /// The providers the route sees.
+    pub(crate) scope: Option<ProviderScope>,
+}
+
+impl<S> RouteSetup<S> {
+    /// The setup without CORS in the handler: a route whose own layers CORS must wrap.
+    pub fn without_cors(mut self) -> Self {
+        self.cors = None;
+        self
+    }
+}
+
+/// The method router of one route: `handler` for `filter`, with the route's setup.
+#[doc(hidden)]
+pub fn route<H, T, S>(filter: MethodFilter, handler: H, setup: RouteSetup<S>) -> MethodRouter<S>
+where
+    H: Handler<T, S>,
+    T: 'static,
+    S: Clone + Send + Sync + 'static,
+{
+    let RouteSetup {
+        guards,
+        cors,
+        scope,
+    } = setup;
+    if guards.is_empty() && cors.is_none() && scope.is_none() {
+        return axum::routing::on(filter, handler);
+    }
+    axum::routing::on(
+        filter,
+        Wrapped {
+            inner: handler,
+            guards,
+            cors,
+            scope,
+            marker: PhantomData,
+        },
+    )
+}
+
+/// A user's handler with the route's providers, CORS and guards.
+struct Wrapped<H, S> {
+    inner: H,
+    guards: Guards<S>,
+    cors: Option<CorsLayer>,
+    scope: Option<ProviderScope>,
+    marker: PhantomData<fn() -> S>,
+}
+
+impl<H: Clone, S> Clone for Wrapped<H, S> {
+    fn clone(&self) -> Self {
+        Self {
+            inner: self.inner.clone(),
+            guards: self.guards.clone(),
+            cors: self.cors.clone(),
+            scope: self.scope.clone(),
+            marker: PhantomData,
+        }
+    }
+}
+
+impl<H, T, S> Handler<T, S> for Wrapped<H, S>
+where
+    H: Handler<T, S>,
+    T: 'static,
+    S: Clone + Send + Sync + 'static,
+{
+    type Future = WrappedFuture<H::Future>;
+
+    fn call(self, mut request: Request, state: S) -> Self::Future {
+        let Wrapped {
+            inner,
+            guards,
+            cors,
+            scope,
+            ..
+        } = self;
+        if let Some(scope) = scope {
+            request.extensions_mut().insert(scope);
+        }
+        let call = move |request: Request| {
+            if guards.is_empty() {
+                return Inner::Direct {
+                    future: inner.call(request, state),
+                };
+            }
+            let guarded = async move {
+                let (mut parts, body) = request.into_parts();
+                for guard in guards.iter() {
+                    if let Err(rejection) = guard(&mut parts, &state).await {
+                        return rejection;
+                    }
+                }
+                inner.call(Request::from_parts(parts, body), state).await
+            };
+            Inner::Guarded {
+                future: Box::pin(guarded),
+            }
+        };
+        match cors {
+            None => WrappedFuture::Plain {
+                future: call(request),
+            },
+            Some(cors) => WrappedFuture::Cors {
+                future: cors.handle(request, |request| Infallibly {
+                    future: call(request),
+                }),
+            },
+        }
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// The handler's future, behind its guards.
+    #[project = InnerProj]
+    enum Inner<F> {
+        Direct {
+            #[pin]
+            future: F,
+        },
+        Guarded {
+            future: Pin<Box<dyn Future<Output = Response> + Send>>,
+        },
+    }
+}
+
+impl<F: Future<Output = Response>> Future for Inner<F> {
+    type Output = Response;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Response> {
+        match self.project() {
+            InnerProj::Direct { future } => future.poll(cx),
+            InnerProj::Guarded { future } => future.as_mut().poll(cx),
+        }
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// A handler's future as a service's: a response that cannot fail.
+    struct Infallibly<F> {
+        #[pin]
+        future: F,
+    }
+}
+
+impl<F: Future<Output = Response>> Future for Infallibly<F> {
+    type Output = Result<Response, Infallible>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        self.project().future.poll(cx).map(Ok)
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// The future of [`Wrapped`].
+    #[project = WrappedProj]
+    enum WrappedFuture<F> {
+        Plain {
+            #[pin]
+            future: Inner<F>,
+        },
+        Cors {
+            #[pin]
+            future: ResponseFuture<Infallibly<Inner<F>>>,
+        },
+    }
+}
+
+impl<F: Future<Output = Response>> Future for WrappedFuture<F> {
+    type Output = Response;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Response> {
+        match self.project() {
+            WrappedProj::Plain { future } => future.poll(cx),
+            WrappedProj::Cors { future } => future.poll(cx).map(|result| match result {
+                Ok(response) => response,
+                Err(never) => match never {},
+            }),
+        }
+    }
+}
