@@ -44,12 +44,12 @@ async fn handler() -> &'static str {
     "ok"
 }
 
-fn get_route(setup: RouteSetup<()>) -> MethodRouter {
-    cors_axum::__private::route(axum::routing::MethodFilter::GET, handler, setup)
+fn get_route(into: MethodRouter, setup: RouteSetup<()>) -> MethodRouter {
+    cors_axum::__private::route_into(into, axum::routing::MethodFilter::GET, handler, setup)
 }
 
-fn post_route(setup: RouteSetup<()>) -> MethodRouter {
-    cors_axum::__private::route(axum::routing::MethodFilter::POST, handler, setup)
+fn post_route(into: MethodRouter, setup: RouteSetup<()>) -> MethodRouter {
+    cors_axum::__private::route_into(into, axum::routing::MethodFilter::POST, handler, setup)
 }
 
 fn no_needs(_: &mut Needs) {}
@@ -66,7 +66,10 @@ fn routes(paths: &[&'static str]) -> &'static [RouteDef<()>] {
         .iter()
         .flat_map(|path| {
             [
-                (Method::GET, get_route as fn(RouteSetup<()>) -> MethodRouter),
+                (
+                    Method::GET,
+                    get_route as fn(MethodRouter, RouteSetup<()>) -> MethodRouter,
+                ),
                 (Method::POST, post_route),
             ]
             .map(|(method, method_router)| RouteDef {
@@ -130,9 +133,31 @@ fn router_build(c: &mut Criterion) {
     group.finish();
 }
 
+/// What `axum::serve(listener, router)` does for each connection it accepts: the router is
+/// prepared again (every route turned into a service), which costs in proportion to the routes.
+#[inline(never)]
+fn connect_router(router: &Router) -> Router {
+    router.clone().with_state(())
+}
+
+/// What `axum::serve(listener, router.into_make_service())` does for each connection: a clone
+/// of the router prepared once, which shares its routes.
+#[inline(never)]
+fn connect_make_service(make: &mut axum::routing::IntoMakeService<Router>) -> Router {
+    use std::future::Future;
+    use tower_service::Service;
+    let future = std::pin::pin!(make.call(()));
+    match future.poll(&mut std::task::Context::from_waker(std::task::Waker::noop())) {
+        std::task::Poll::Ready(Ok(router)) => router,
+        _ => unreachable!("IntoMakeService answers at once"),
+    }
+}
+
 /// `ROUTER_BUILD_ONCE=setup|plain|modules|tower-http|cors` builds once and exits, for
 /// instruction counts under `valgrind --tool=callgrind`, which the noise of a shared machine
-/// does not move.
+/// does not move. `connections` builds the `CorsModule` application and accepts 100
+/// connections both ways; count `connect_router` and `connect_make_service` with callgrind's
+/// `--toggle-collect`.
 fn build_once(which: &str) {
     let paths = paths();
     let routes = routes(&paths);
@@ -143,6 +168,16 @@ fn build_once(which: &str) {
         "tower-http" => drop(black_box(plain_with_tower_http(&paths))),
         "modules" => drop(black_box(modules(routes, false))),
         "cors" => drop(black_box(modules(routes, true))),
+        "connections" => {
+            let router = modules(routes, true).into_router();
+            for _ in 0..100 {
+                drop(black_box(connect_router(&router)));
+            }
+            let mut make = router.into_make_service();
+            for _ in 0..100 {
+                drop(black_box(connect_make_service(&mut make)));
+            }
+        }
         other => {
             panic!("ROUTER_BUILD_ONCE={other}: expected setup, plain, modules, tower-http or cors")
         }

@@ -3,7 +3,9 @@
 use std::any::TypeId;
 use std::borrow::Cow;
 use std::collections::hash_map::Entry;
-use std::collections::{HashMap, HashSet};
+
+use rustc_hash::FxHashMap;
+use std::collections::HashSet;
 use std::convert::Infallible;
 use std::ops::Range;
 use std::sync::{Arc, OnceLock};
@@ -191,7 +193,7 @@ impl<S: Clone + Send + Sync + 'static> ApplicationBuilder<S> {
         let mut builder = Builder {
             router: Some(Router::new()),
             table: RouteTable::default(),
-            owners: HashMap::new(),
+            owners: FxHashMap::default(),
             conflicts: matchit::Router::new(),
             providers: self.providers,
             no_guards: Guards::from(Vec::new()),
@@ -250,7 +252,7 @@ struct Builder<S: 'static> {
     router: Option<Router<S>>,
     table: RouteTable,
     /// Where each path's routes are in `table` (contiguous per path).
-    owners: HashMap<Arc<str>, Range<usize>>,
+    owners: FxHashMap<Arc<str>, Range<usize>>,
     /// Paths with parameters or wildcards, to find the conflicts axum would panic on.
     conflicts: matchit::Router<()>,
     /// The application's providers ([`ApplicationBuilder::provide`]).
@@ -329,6 +331,7 @@ impl<S: Clone + Send + Sync + 'static> Builder<S> {
         )?;
         for (child_prefix, child) in imports {
             let child_prefix = join_paths(prefix, &child_prefix)?;
+            validate_path(&child_prefix)?;
             self.visit(child.definition(), &child_prefix, &passed_on, stack)?;
         }
 
@@ -366,28 +369,46 @@ impl<S: Clone + Send + Sync + 'static> Builder<S> {
             .collect();
 
         // Group by path without sorting every route: paths keep registration order, which is
-        // fixed for a given binary, and the route table is sorted when it is read.
-        let mut slots: HashMap<Cow<'_, str>, usize> = HashMap::new();
-        let mut groups: Vec<Vec<Collected<'_, S>>> = Vec::new();
+        // fixed for a given binary, and the route table is sorted when it is read. The routes
+        // are placed group after group in one list (a counting sort), so that no group needs
+        // a list of its own.
+        let count = controllers.iter().map(|c| c.routes.len()).sum();
+        let mut slots: FxHashMap<Cow<'_, str>, usize> =
+            FxHashMap::with_capacity_and_hasher(count, Default::default());
+        let mut routes: Vec<(usize, Collected<'_, S>)> = Vec::with_capacity(count);
         for (controller, controller_providers) in controllers.iter().zip(&controller_providers) {
             for def in controller.routes {
                 let path = join_route_path(prefix, def.path)?;
-                let route = Collected {
-                    path: path.clone(),
-                    def,
-                    controller,
-                    controller_providers: controller_providers.as_ref(),
-                };
-                match slots.entry(path) {
-                    Entry::Occupied(slot) => groups[*slot.get()].push(route),
-                    Entry::Vacant(slot) => {
-                        slot.insert(groups.len());
-                        groups.push(vec![route]);
-                    }
-                }
+                let next = slots.len();
+                let group = *slots.entry(path.clone()).or_insert(next);
+                routes.push((
+                    group,
+                    Collected {
+                        path,
+                        def,
+                        controller,
+                        controller_providers: controller_providers.as_ref(),
+                    },
+                ));
             }
         }
+        let mut starts = vec![0; slots.len() + 1];
+        for (group, _) in &routes {
+            starts[group + 1] += 1;
+        }
+        for i in 1..starts.len() {
+            starts[i] += starts[i - 1];
+        }
+        let mut order = vec![0; routes.len()];
+        let mut next = starts.clone();
+        for (i, (group, _)) in routes.iter().enumerate() {
+            order[next[*group]] = i;
+            next[*group] += 1;
+        }
+        let groups = starts.windows(2).map(|bounds| bounds[0]..bounds[1]);
 
+        self.owners.reserve(slots.len());
+        self.table.routes.reserve(count + slots.len());
         let mut cors = match &scope.cors {
             Some(cors) if cors.is_enabled() => {
                 let provided = Provided {
@@ -407,9 +428,15 @@ impl<S: Clone + Send + Sync + 'static> Builder<S> {
         let module_guards: Option<Guards<S>> =
             (!scope.guards.is_empty()).then(|| scope.guards.clone().into());
 
-        for mut group in groups {
+        // Reused from path to path.
+        let mut group: Vec<&Collected<'_, S>> = Vec::new();
+        let mut prepared: Vec<Prepared> = Vec::new();
+        for bounds in groups {
+            group.clear();
+            group.extend(order[bounds].iter().map(|&i| &routes[i].1));
+            // Route paths were checked when `#[controller]` expanded, prefixes when their
+            // module was visited: only axum's own conflicts are left to find.
             let path: Arc<str> = Arc::from(&*group[0].path);
-            validate_path(&path)?;
             // Declaration order is not meaningful: sort, so that a duplicate is reported the same
             // way every time, naming both routes.
             group.sort_by_key(|r| (method_rank(&r.def.method), r.controller.name, r.def.handler));
@@ -418,14 +445,14 @@ impl<S: Clone + Send + Sync + 'static> Builder<S> {
                     return Err(BuildError::DuplicateRoute {
                         method: pair[0].def.method.to_string(),
                         path: path.to_string(),
-                        first: describe(module, &pair[0]),
-                        second: describe(module, &pair[1]),
+                        first: describe(module, pair[0]),
+                        second: describe(module, pair[1]),
                     });
                 }
             }
 
             // What each route needs and has: checked before anything is built.
-            let mut prepared = Vec::with_capacity(group.len());
+            prepared.clear();
             for route in &group {
                 let route_providers = route.def.providers.map(|f| f());
                 let need = Needs::of(route.def.needs);
@@ -461,7 +488,6 @@ impl<S: Clone + Send + Sync + 'static> Builder<S> {
                 });
             }
 
-            let mut coverage = vec![uncovered.clone(); group.len()];
             let mut compiled = None;
             if let Some(cors) = &mut cors {
                 let routes: Vec<CorsRoute<'_>> = group
@@ -476,16 +502,14 @@ impl<S: Clone + Send + Sync + 'static> Builder<S> {
                     })
                     .collect();
                 let service = prepared.iter().any(|p| p.cors_service);
-                let path_cors = cors.path::<S>(&path, &routes, service)?;
-                coverage.clone_from(&path_cors.coverage);
-                compiled = Some(path_cors);
+                compiled = Some(cors.path::<S>(&path, &routes, service)?);
             }
             // CORS goes in the handlers themselves, unless layers of the modules stand between
             // them and it; then it is a layer around those.
             let in_handlers = scope.layers.is_empty();
             let cors_layer = compiled.as_ref().map(|c| c.layer.clone());
 
-            let mut method_router: Option<MethodRouter<S>> = None;
+            let mut method_router = MethodRouter::new();
             for (route, prepared) in group.iter().zip(prepared.iter_mut()) {
                 let guards = match (&module_guards, route.def.guards.is_empty()) {
                     (None, true) => self.no_guards.clone(),
@@ -505,24 +529,25 @@ impl<S: Clone + Send + Sync + 'static> Builder<S> {
                     cors: handler_cors,
                     scope: prepared.scope.take(),
                 };
-                let mut built = (route.def.method_router)(setup);
-                if in_handlers
-                    && route.def.layered
-                    && let Some(layer) = &cors_layer
-                {
-                    built = built.layer(layer.clone());
-                }
-                method_router = Some(match method_router {
-                    Some(earlier) => earlier.merge(built),
-                    None => built,
-                });
+                method_router = match &cors_layer {
+                    // The route's own layers are inside its CORS.
+                    Some(layer) if in_handlers && route.def.layered => {
+                        let built = (route.def.method_router)(MethodRouter::new(), setup);
+                        method_router.merge(built.layer(layer.clone()))
+                    }
+                    _ => (route.def.method_router)(method_router, setup),
+                };
             }
-            let mut method_router = method_router.expect("a path group holds at least one route");
             for layer in &scope.layers {
                 method_router = layer(method_router);
             }
 
             let mut generated = None;
+            let coverage = compiled.as_mut().map(|c| std::mem::take(&mut c.coverage));
+            let covered = |i: usize| match &coverage {
+                Some(coverage) => coverage[i].clone(),
+                None => uncovered.clone(),
+            };
             if let (Some(cors), Some(compiled)) = (&cors, compiled) {
                 method_router = if in_handlers {
                     // The `405` answer, which no handler gives.
@@ -539,8 +564,8 @@ impl<S: Clone + Send + Sync + 'static> Builder<S> {
                     generated = Some(cors.module_coverage());
                 }
             }
-            for ((route, prepared), covered) in group.iter().zip(&prepared).zip(&coverage) {
-                if prepared.cors_service && !matches!(covered, RouteCors::From { .. }) {
+            for (i, (route, prepared)) in group.iter().zip(&prepared).enumerate() {
+                if prepared.cors_service && !matches!(covered(i), RouteCors::From { .. }) {
                     return Err(BuildError::CorsServiceWithoutCors {
                         route: format!("{} {path}", route.def.method),
                         handler: describe(module, route),
@@ -549,20 +574,19 @@ impl<S: Clone + Send + Sync + 'static> Builder<S> {
                 }
             }
 
-            let mut rows: Vec<RouteInfo> = group
-                .iter()
-                .zip(coverage)
-                .map(|(route, cors)| RouteInfo {
+            let start = self.table.len();
+            self.table
+                .routes
+                .extend(group.iter().enumerate().map(|(i, route)| RouteInfo {
                     method: route.def.method.clone(),
                     path: path.clone(),
                     module,
                     controller: route.controller.name,
                     handler: route.def.handler,
-                    cors,
-                })
-                .collect();
+                    cors: covered(i),
+                }));
             if let Some(cors) = generated {
-                rows.push(RouteInfo {
+                self.table.routes.push(RouteInfo {
                     method: http::Method::OPTIONS,
                     path: path.clone(),
                     module,
@@ -571,7 +595,7 @@ impl<S: Clone + Send + Sync + 'static> Builder<S> {
                     cors,
                 });
             }
-            self.mount(module, path, rows, method_router)?;
+            self.mount(module, path, start, method_router)?;
         }
         Ok(())
     }
@@ -595,25 +619,27 @@ impl<S: Clone + Send + Sync + 'static> Builder<S> {
         Some(scope.into_scope())
     }
 
-    /// Adds one path's routes to the router, after the checks on which axum would panic.
+    /// Adds one path's routes to the router, after the checks on which axum would panic. Its
+    /// rows are at the end of the route table, from `start`.
     fn mount(
         &mut self,
         module: &'static str,
         path: Arc<str>,
-        rows: Vec<RouteInfo>,
+        start: usize,
         method_router: MethodRouter<S>,
     ) -> Result<(), BuildError> {
-        let start = self.table.len();
+        let end = self.table.len();
         match self.owners.entry(path.clone()) {
             Entry::Occupied(owner) => {
+                let routes = &self.table.routes;
                 return Err(two_modules(
-                    &self.table.routes[owner.get().clone()],
+                    &routes[owner.get().clone()],
                     module,
-                    &rows,
+                    &routes[start..end],
                 ));
             }
             Entry::Vacant(slot) => {
-                slot.insert(start..start + rows.len());
+                slot.insert(start..end);
             }
         }
         // The router reports conflicts only between paths with parameters or wildcards; equal
@@ -621,9 +647,8 @@ impl<S: Clone + Send + Sync + 'static> Builder<S> {
         if path.contains('{')
             && let Err(error) = self.conflicts.insert(&*path, ())
         {
-            return Err(self.conflict(&path, &rows, error));
+            return Err(self.conflict(&path, &self.table.routes[start..end], error));
         }
-        self.table.routes.extend(rows);
         let router = self
             .router
             .take()
@@ -718,7 +743,7 @@ fn two_modules(first: &[RouteInfo], module: &'static str, rows: &[RouteInfo]) ->
     }
 }
 
-fn describe<S>(module: &str, route: &Collected<'_, S>) -> String {
+fn describe<S: 'static>(module: &str, route: &Collected<'_, S>) -> String {
     format!("{module}::{}::{}", route.controller.name, route.def.handler)
 }
 

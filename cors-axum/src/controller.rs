@@ -61,10 +61,10 @@ pub struct RouteDef<S: 'static> {
     pub path: &'static str,
     /// The handler's name.
     pub handler: &'static str,
-    /// Builds the route's method router with the setup the builder gives: the guards that run
-    /// before its handler (those of the application and modules, then
+    /// Adds the route to the method router of its path, with the setup the builder gives: the
+    /// guards that run before its handler (those of the application and modules, then
     /// [`guards`](Self::guards)), its providers, and its CORS when the handler takes it.
-    pub method_router: fn(RouteSetup<S>) -> MethodRouter<S>,
+    pub method_router: fn(MethodRouter<S>, RouteSetup<S>) -> MethodRouter<S>,
     /// The guards of the controller, then of the route.
     pub guards: &'static [GuardFn<S>],
     /// Whether the controller or the route has layers of its own, which CORS must wrap: then

@@ -49,15 +49,31 @@ where
     T: 'static,
     S: Clone + Send + Sync + 'static,
 {
+    route_into(MethodRouter::new(), filter, handler, setup)
+}
+
+/// Adds `handler` for `filter`, with the route's setup, to the method router of its path.
+#[doc(hidden)]
+pub fn route_into<H, T, S>(
+    router: MethodRouter<S>,
+    filter: MethodFilter,
+    handler: H,
+    setup: RouteSetup<S>,
+) -> MethodRouter<S>
+where
+    H: Handler<T, S>,
+    T: 'static,
+    S: Clone + Send + Sync + 'static,
+{
     let RouteSetup {
         guards,
         cors,
         scope,
     } = setup;
     if guards.is_empty() && cors.is_none() && scope.is_none() {
-        return axum::routing::on(filter, handler);
+        return router.on(filter, handler);
     }
-    axum::routing::on(
+    router.on(
         filter,
         Wrapped {
             inner: handler,

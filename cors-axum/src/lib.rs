@@ -81,7 +81,7 @@ pub mod __private {
         Controller, ControllerEntry, ControllerInstance, ControllerRef, RouteDef, type_id_of,
     };
     pub use crate::guard::{Guard, GuardFn, GuardFuture, Guards, guard};
-    pub use crate::handler::{RouteSetup, route};
+    pub use crate::handler::{RouteSetup, route, route_into};
     pub use crate::module::{DeclaredModule, Import, IntoImport, Module, ModuleDefinition};
     pub use crate::provider::{
         IntoProviders, ProviderBuilder, cors_providers, cors_switch, providers_list,

@@ -100,16 +100,15 @@ impl Route {
 
         let arguments = arguments(item, self_ty);
         let checks = checks(&arguments, &item.sig.output, self_ty, state);
-        let router = self.router_expr(item, &arguments, self_ty, params);
-        let route_layers = self.args.level.layer_calls();
-        let controller_layers = level.layer_calls();
+        let layers = [self.args.level.layer_calls(), level.layer_calls()];
+        let router = self.router_expr(item, &arguments, self_ty, params, &layers);
         let router_fn = quote! {
             fn #router_name #generics (
+                __into: #private::axum::routing::MethodRouter<#state>,
                 __setup: #private::RouteSetup<#state>,
             ) -> #private::axum::routing::MethodRouter<#state> {
                 #checks
-                let __router = { #router };
-                __router #route_layers #controller_layers
+                #router
             }
         };
 
@@ -167,17 +166,33 @@ impl Route {
         arguments: &[(Ident, TokenStream)],
         self_ty: &Type,
         params: &StateParams,
+        layers: &[TokenStream; 2],
     ) -> TokenStream {
         let private = private();
         let handler = &self.handler;
         let filter = format_ident!("{}", self.method);
         let filter = quote!(#private::axum::routing::MethodFilter::#filter);
+        // A route with layers of its own (or of its controller) is built apart, its layers
+        // around it, then merged; any other is added to the path's method router.
+        let [route_layers, controller_layers] = layers;
+        let layered = !route_layers.is_empty() || !controller_layers.is_empty();
+        let add = |route: TokenStream| {
+            if layered {
+                quote! {
+                    __into.merge(
+                        #private::route(#filter, #route, __setup) #route_layers #controller_layers
+                    )
+                }
+            } else {
+                quote!(#private::route_into(__into, #filter, #route, __setup))
+            }
+        };
         let Some(FnArg::Receiver(receiver)) = item.sig.inputs.first() else {
             // Spanned at the handler's name, so that an error of the handler as a whole points
             // at it rather than at `#[controller]`.
-            return quote_spanned! {handler.span()=>
-                #private::route(#filter, <#self_ty>::#handler, __setup)
-            };
+            let route = quote_spanned!(handler.span()=> <#self_ty>::#handler);
+            let added = add(route);
+            return quote_spanned!(handler.span()=> #added);
         };
         let this = if receiver.reference.is_some() {
             quote!(&__this)
@@ -200,7 +215,8 @@ impl Route {
         // needs it.
         let span = receiver.self_token.span;
         let controller = respan(quote!(#self_ty), span);
-        let build = quote_spanned!(span=> __router::<#state_arg #controller>(__setup));
+        let build = quote_spanned!(span=> __router::<#state_arg #controller>(__into, __setup));
+        let added = add(quote!(__wrapper::<__C>));
         quote! {
             async fn __wrapper<__C>(__this: __C, #(#args),*) -> #private::axum::response::Response
             where
@@ -212,6 +228,7 @@ impl Route {
                 )
             }
             fn __router #generics (
+                __into: #private::axum::routing::MethodRouter<#state>,
                 __setup: #private::RouteSetup<#state>,
             ) -> #private::axum::routing::MethodRouter<#state>
             where
@@ -220,7 +237,7 @@ impl Route {
                     + ::core::marker::Send
                     + 'static,
             {
-                #private::route(#filter, __wrapper::<__C>, __setup)
+                #added
             }
             #build
         }
