@@ -22,6 +22,11 @@
 //!
 //! Request 1 has no `Origin`, which a browser never does across origins, so the page server
 //! sends it on the page's behalf and shows the raw answer.
+//!
+//! The page holds its load event until its results are in: it has a hidden image, `/hold`, that
+//! the page server answers only once the page has sent its verdicts (or after 30 seconds). A
+//! browser that takes a screenshot when the page has loaded (Firefox's `--screenshot`, WebDriver's
+//! navigation) then shows the finished page.
 
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
@@ -221,6 +226,7 @@ pub async fn start(host: &str, api_port: u16, page_port: u16) -> anyhow::Result<
     ));
 
     let results = Arc::new(Mutex::new(None));
+    let results_in = Arc::new(tokio::sync::Notify::new());
     let html = PAGE.replace("__API_PORT__", &api_addr.port().to_string());
     let page = Router::new()
         .route("/", get(move || std::future::ready(Html(html.clone()))))
@@ -245,6 +251,21 @@ pub async fn start(host: &str, api_port: u16, page_port: u16) -> anyhow::Result<
             }),
         )
         .route(
+            "/hold",
+            get({
+                let results_in = results_in.clone();
+                move || {
+                    let results_in = results_in.clone();
+                    async move {
+                        // The image is requested while the page loads, before any verdict.
+                        let wait = results_in.notified();
+                        let _ = tokio::time::timeout(Duration::from_secs(30), wait).await;
+                        StatusCode::NO_CONTENT
+                    }
+                }
+            }),
+        )
+        .route(
             "/results",
             post({
                 let results = results.clone();
@@ -261,6 +282,7 @@ pub async fn start(host: &str, api_port: u16, page_port: u16) -> anyhow::Result<
                         }
                     }
                     *results.lock().unwrap_or_else(|e| e.into_inner()) = verdicts;
+                    results_in.notify_waiters();
                     std::future::ready(StatusCode::NO_CONTENT)
                 }
             }),
