@@ -166,11 +166,14 @@ fn cookie_header(ctx: &RequestContext) -> String {
 /// The attribute combinations of the cookie cases, as in `docs/COOKIES.md`. `default` is
 /// `CorsService::set_cookie`; all the others also have `Path=/; HttpOnly`.
 pub(crate) const COOKIE_VARIANTS: &[(&str, &str)] = &[
-    ("default", "`set_cookie` defaults"),
+    (
+        "default",
+        "**`set_cookie` defaults** (same host: `SameSite=Lax`; other host: `SameSite=None; Secure; Partitioned`)",
+    ),
     ("unspecified", "no `SameSite`"),
     ("lax", "`SameSite=Lax`"),
     ("strict", "`SameSite=Strict`"),
-    ("none", "`SameSite=None`"),
+    ("none", "`SameSite=None` without `Secure`"),
     ("none_secure", "`SameSite=None; Secure`"),
     ("lax_secure", "`SameSite=Lax; Secure`"),
     (

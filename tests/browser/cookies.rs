@@ -210,3 +210,40 @@ pub(crate) fn check_cookie_findings(engine: Engine, column: &Column, outcome: &O
         column.name
     );
 }
+
+/// The table of `docs/COOKIES.md`, made from the findings: per attribute combination and
+/// engine, whether the cookie came back in each column, over HTTP and over HTTPS.
+pub(crate) fn markdown_table() -> String {
+    let mut table = String::from(
+        "| attributes (+ `Path=/; HttpOnly`) | engine | same site `127.0.0.1:A` → `127.0.0.1:B` \
+         | same site `localhost:A` → `localhost:B` | cross-site `localhost` → `127.0.0.1` \
+         | cross-site `127.0.0.1` → `localhost` | cross-site `localhost` → `127.0.0.1`, \
+         third-party cookies allowed | cross-site `127.0.0.1` → `localhost`, third-party \
+         cookies allowed |\n|---|---|---|---|---|---|---|---|\n",
+    );
+    let word = |sent: bool| if sent { "sent" } else { "no" };
+    for (variant, attributes) in COOKIE_VARIANTS {
+        for (i, engine) in [Engine::Chromium, Engine::Firefox, Engine::WebKit]
+            .into_iter()
+            .enumerate()
+        {
+            let (_, row) = findings(engine)
+                .iter()
+                .find(|(v, _)| v == variant)
+                .expect("a row per variant");
+            let label = if i == 0 { *attributes } else { "" };
+            table.push_str(&format!("| {label} | {} |", engine.name()));
+            for http in 0..6 {
+                let (plain, tls) = (row[http], row[http + 6]);
+                let cell = format!("{} / {}", word(plain), word(tls));
+                if plain == tls {
+                    table.push_str(&format!(" {cell} |"));
+                } else {
+                    table.push_str(&format!(" **{cell}** |"));
+                }
+            }
+            table.push('\n');
+        }
+    }
+    table
+}

@@ -179,6 +179,17 @@ in_every_engine! {
     browser_demo_passes_same_site_and_cross_site => crate::demo::browser_demo;
 }
 
+/// `docs/COOKIES.md` shows the tables the cookie scenarios assert.
+#[test]
+fn cookie_table_in_the_docs_is_the_one_asserted() {
+    let docs = include_str!("../../docs/COOKIES.md");
+    let table = cookies::markdown_table();
+    assert!(
+        docs.contains(&table),
+        "docs/COOKIES.md should have the table that tests/browser/cookies.rs asserts:\n{table}"
+    );
+}
+
 // ---------------------------------------------------------------------------------------------
 // The scenarios.
 // ---------------------------------------------------------------------------------------------
