@@ -226,10 +226,20 @@ pub async fn start(host: &str, api_port: u16, page_port: u16) -> anyhow::Result<
     ));
 
     let results = Arc::new(Mutex::new(None));
-    let results_in = Arc::new(tokio::sync::Notify::new());
+    // Pages served, and pages served when verdicts last came in: what `/hold` waits for.
+    let progress = Arc::new(tokio::sync::watch::Sender::new((0_u64, 0_u64)));
     let html = PAGE.replace("__API_PORT__", &api_addr.port().to_string());
     let page = Router::new()
-        .route("/", get(move || std::future::ready(Html(html.clone()))))
+        .route(
+            "/",
+            get({
+                let progress = progress.clone();
+                move || {
+                    progress.send_modify(|(served, _)| *served += 1);
+                    std::future::ready(Html(html.clone()))
+                }
+            }),
+        )
         .route(
             "/exchanges",
             get(move |uri: Uri| {
@@ -253,13 +263,14 @@ pub async fn start(host: &str, api_port: u16, page_port: u16) -> anyhow::Result<
         .route(
             "/hold",
             get({
-                let results_in = results_in.clone();
+                let progress = progress.clone();
                 move || {
-                    let results_in = results_in.clone();
+                    // The page that asks is the last one served.
+                    let page = progress.borrow().0;
+                    let mut reported = progress.subscribe();
                     async move {
-                        // The image is requested while the page loads, before any verdict.
-                        let wait = results_in.notified();
-                        let _ = tokio::time::timeout(Duration::from_secs(30), wait).await;
+                        let done = reported.wait_for(|(_, answered)| *answered >= page);
+                        let _ = tokio::time::timeout(Duration::from_secs(30), done).await;
                         StatusCode::NO_CONTENT
                     }
                 }
@@ -282,7 +293,7 @@ pub async fn start(host: &str, api_port: u16, page_port: u16) -> anyhow::Result<
                         }
                     }
                     *results.lock().unwrap_or_else(|e| e.into_inner()) = verdicts;
-                    results_in.notify_waiters();
+                    progress.send_modify(|(served, answered)| *answered = *served);
                     std::future::ready(StatusCode::NO_CONTENT)
                 }
             }),

@@ -459,6 +459,9 @@ impl Drop for Profile {
 /// enough. None of them exits by itself.
 pub(crate) struct Running {
     child: Child,
+    /// The group's id: the leader's pid (`process_group(0)`), kept because a child that has
+    /// been waited for no longer reports it, while its helpers may still run.
+    group: Option<u32>,
 }
 
 impl Running {
@@ -466,7 +469,8 @@ impl Running {
         let child = command
             .spawn()
             .unwrap_or_else(|e| panic!("start {what}: {e}"));
-        Self { child }
+        let group = child.id();
+        Self { child, group }
     }
 
     pub(crate) fn child(&mut self) -> &mut Child {
@@ -476,11 +480,10 @@ impl Running {
 
 impl Drop for Running {
     fn drop(&mut self) {
-        if let Some(pid) = self.child.id() {
-            // The group's id is the leader's pid (`process_group(0)`). `kill` instead of
-            // `killpg(2)`: the workspace forbids `unsafe`.
+        if let Some(group) = self.group {
+            // `kill` instead of `killpg(2)`: the workspace forbids `unsafe`.
             let _ = std::process::Command::new("kill")
-                .args(["-KILL", "--", &format!("-{pid}")])
+                .args(["-KILL", "--", &format!("-{group}")])
                 .stdin(Stdio::null())
                 .stdout(Stdio::null())
                 .stderr(Stdio::null())

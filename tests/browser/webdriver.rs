@@ -65,7 +65,7 @@ pub(crate) async fn screenshot(
             Some(
                 json!({ "capabilities": { "alwaysMatch": { "wpe:browserOptions": {
                     "binary": browser.program(),
-                    "args": ["--automation", "-P", "headless"],
+                    "args": ["--automation", "-P", "headless", "--webprocess-failure=exit"],
                 }}}}),
             ),
         )
