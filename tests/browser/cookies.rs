@@ -128,11 +128,14 @@ const WEBKIT: Findings = [
     ("none_secure_partitioned",  [N, N, N, N, N, N,   Y, Y, N, N, Y, Y]),
 ];
 
-fn findings(engine: Engine) -> &'static Findings {
-    match engine {
-        Engine::Chromium => &CHROMIUM,
-        Engine::Firefox => &FIREFOX,
-        Engine::WebKit => &WEBKIT,
+impl Engine {
+    /// The engine's cookie table: what the cookie scenarios assert.
+    fn cookie_findings(self) -> &'static Findings {
+        match self {
+            Engine::Chromium => &CHROMIUM,
+            Engine::Firefox => &FIREFOX,
+            Engine::WebKit => &WEBKIT,
+        }
     }
 }
 
@@ -142,7 +145,8 @@ pub(crate) fn expected(engine: Engine, column: &Column, variant: &str) -> bool {
         .iter()
         .position(|c| c.name == column.name)
         .expect("one of the columns");
-    let (_, row) = findings(engine)
+    let (_, row) = engine
+        .cookie_findings()
         .iter()
         .find(|(v, _)| *v == variant)
         .unwrap_or_else(|| panic!("no findings for cookie `{variant}`"));
@@ -227,7 +231,8 @@ pub(crate) fn markdown_table() -> String {
             .into_iter()
             .enumerate()
         {
-            let (_, row) = findings(engine)
+            let (_, row) = engine
+                .cookie_findings()
                 .iter()
                 .find(|(v, _)| v == variant)
                 .expect("a row per variant");

@@ -254,10 +254,10 @@ impl Engine {
         if found.is_none() {
             let (variable, names) = self.programs();
             let why = format!(
-                "{} not found: none of {} on PATH and no {variable}=/path/to/it (install it with \
-                 apt-get install -y {})",
+                "{} not found: {variable} names no file, or no {} on PATH (install it with \
+                 apt-get install -y {}, or set {variable}=/path/to/it)",
                 self.name(),
-                names.join(", "),
+                names.join(" or "),
                 self.package()
             );
             let ci = std::env::var("CI").is_ok_and(|v| v == "true" || v == "1");
@@ -274,7 +274,8 @@ impl Engine {
     fn find(self) -> Option<PathBuf> {
         let (variable, names) = self.programs();
         if let Some(path) = std::env::var_os(variable).filter(|p| !p.is_empty()) {
-            return Some(PathBuf::from(path));
+            // A variable that names no file is an engine that is not there.
+            return Some(PathBuf::from(path)).filter(|path| path.is_file());
         }
         let path = std::env::var_os("PATH")?;
         names
