@@ -244,7 +244,7 @@ impl Engine {
             [OnceLock::new(), OnceLock::new(), OnceLock::new()];
         let found = FOUND[self.index()].get_or_init(|| {
             let program = self.find()?;
-            let version = version_of(&program);
+            let version = self.version_of(&program);
             Some(Browser {
                 engine: self,
                 program,
@@ -271,6 +271,24 @@ impl Engine {
         found.as_ref()
     }
 
+    /// `PROGRAM --version`: Chromium's and Firefox's name and version, cog's version and the WPE
+    /// WebKit it was built with.
+    fn version_of(self, program: &Path) -> String {
+        let output = std::process::Command::new(program)
+            .arg("--version")
+            .stdin(Stdio::null())
+            .stderr(Stdio::null())
+            .output();
+        let version = match output {
+            Ok(output) => String::from_utf8_lossy(&output.stdout).trim().to_owned(),
+            Err(error) => format!("unknown version ({error})"),
+        };
+        match self {
+            Engine::WebKit => format!("cog {version}"),
+            Engine::Chromium | Engine::Firefox => version,
+        }
+    }
+
     fn find(self) -> Option<PathBuf> {
         let (variable, names) = self.programs();
         if let Some(path) = std::env::var_os(variable).filter(|p| !p.is_empty()) {
@@ -282,25 +300,6 @@ impl Engine {
             .iter()
             .flat_map(|name| std::env::split_paths(&path).map(move |dir| dir.join(name)))
             .find(|candidate| candidate.is_file())
-    }
-}
-
-/// `PROGRAM --version`: Chromium's and Firefox's name and version, cog's version and the WPE
-/// WebKit it was built with.
-fn version_of(program: &Path) -> String {
-    let output = std::process::Command::new(program)
-        .arg("--version")
-        .stdin(Stdio::null())
-        .stderr(Stdio::null())
-        .output();
-    let version = match output {
-        Ok(output) => String::from_utf8_lossy(&output.stdout).trim().to_owned(),
-        Err(error) => format!("unknown version ({error})"),
-    };
-    if program.file_name().is_some_and(|name| name == "cog") {
-        format!("cog {version}")
-    } else {
-        version
     }
 }
 

@@ -40,12 +40,12 @@
 //! is a `TypeError`, nothing more, by design), and the server's log shows what the browser sent:
 //! preflights, actual requests, cookies. A CDP or WebDriver client would add a websocket or HTTP
 //! stack, a large dependency tree and coupling to each browser's protocol version, to observe
-//! nothing these two points miss. So browsers are started as plain processes, and the
-//! dev-dependencies are small: `cookie` (explicit attributes for `CorsService::set_cookie_with`),
-//! `rcgen`, `tokio-rustls` and `ring` (the HTTPS servers and the certificate's fingerprint), `png`
-//! (stitching WebKit's screenshot). The one exception
+//! nothing these two points miss. So browsers are started as plain processes. The one exception
 //! is WebKit's screenshot of the demo: cog has no screenshot option, so [`webdriver`] speaks the
-//! five WebDriver commands it needs to `WPEWebDriver` over a plain TCP connection.
+//! five WebDriver commands it needs to `WPEWebDriver` over a plain TCP connection. The
+//! dev-dependencies stay small: `cookie` (explicit attributes for
+//! `CorsService::set_cookie_with`), `rcgen`, `tokio-rustls` and `ring` (the HTTPS servers and the
+//! certificate's fingerprint), `png` (stitching WebKit's screenshot).
 //!
 //! # Origins
 //!
@@ -74,6 +74,8 @@
 //! credentialed request (`/cookies/check`) shows which of them the browser sent back. The
 //! expected results are the per-engine tables in [`cookies`], documented in `docs/COOKIES.md`;
 //! every cookie scenario prints the column it observed, and on a mismatch the test fails with it.
+//! `cookie_table_in_the_docs_is_the_one_asserted` checks that `docs/COOKIES.md` shows those
+//! tables.
 //! The `set_cookie` round trip (`/session`, then `/session/check`) is asserted in every scenario:
 //! the handler sees the cookie wherever the engine keeps `set_cookie`'s defaults, and sees none
 //! where the engine's table says it refuses them (WebKit cross-site, except over HTTPS with
@@ -81,7 +83,7 @@
 //!
 //! # The demo
 //!
-//! The last scenario runs `examples/browser_demo.rs` (included as a module) in each engine,
+//! The demo scenario runs `examples/browser_demo.rs` (included as a module) in each engine,
 //! same-site and cross-site, checks the verdicts its page sends back, and takes a screenshot
 //! ([`demo`]): Chromium's `--screenshot` with `--virtual-time-budget`, Firefox's `--screenshot`,
 //! and WebKit's through `WPEWebDriver`. The demo's page holds its load event until its results
