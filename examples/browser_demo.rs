@@ -22,6 +22,11 @@
 //!
 //! Request 1 has no `Origin`, which a browser never does across origins, so the page server
 //! sends it on the page's behalf and shows the raw answer.
+//!
+//! The page holds its load event until its results are in: it has a hidden image, `/hold`, that
+//! the page server answers only once the page has sent its verdicts (or after 30 seconds). A
+//! browser that takes a screenshot when the page has loaded (Firefox's `--screenshot`, WebDriver's
+//! navigation) then shows the finished page.
 
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
@@ -221,9 +226,20 @@ pub async fn start(host: &str, api_port: u16, page_port: u16) -> anyhow::Result<
     ));
 
     let results = Arc::new(Mutex::new(None));
+    // Pages served, and pages served when verdicts last came in: what `/hold` waits for.
+    let progress = Arc::new(tokio::sync::watch::Sender::new((0_u64, 0_u64)));
     let html = PAGE.replace("__API_PORT__", &api_addr.port().to_string());
     let page = Router::new()
-        .route("/", get(move || std::future::ready(Html(html.clone()))))
+        .route(
+            "/",
+            get({
+                let progress = progress.clone();
+                move || {
+                    progress.send_modify(|(served, _)| *served += 1);
+                    std::future::ready(Html(html.clone()))
+                }
+            }),
+        )
         .route(
             "/exchanges",
             get(move |uri: Uri| {
@@ -245,6 +261,22 @@ pub async fn start(host: &str, api_port: u16, page_port: u16) -> anyhow::Result<
             }),
         )
         .route(
+            "/hold",
+            get({
+                let progress = progress.clone();
+                move || {
+                    // The page that asks is the last one served.
+                    let page = progress.borrow().0;
+                    let mut reported = progress.subscribe();
+                    async move {
+                        let done = reported.wait_for(|(_, answered)| *answered >= page);
+                        let _ = tokio::time::timeout(Duration::from_secs(30), done).await;
+                        StatusCode::NO_CONTENT
+                    }
+                }
+            }),
+        )
+        .route(
             "/results",
             post({
                 let results = results.clone();
@@ -261,6 +293,7 @@ pub async fn start(host: &str, api_port: u16, page_port: u16) -> anyhow::Result<
                         }
                     }
                     *results.lock().unwrap_or_else(|e| e.into_inner()) = verdicts;
+                    progress.send_modify(|(served, answered)| *answered = *served);
                     std::future::ready(StatusCode::NO_CONTENT)
                 }
             }),

@@ -103,8 +103,10 @@ fn is_same_host(decision: &ActualDecision, parts: &Parts) -> bool {
 ///   page that received it, which is the CORS case at hand; browsers without CHIPS ignore the
 ///   attribute and keep an ordinary `SameSite=None` cookie.
 ///
-/// Headless Chromium proves these defaults same-site and cross-site (`tests/browser.rs`); the
-/// findings per attribute are in `docs/COOKIES.md`.
+/// Headless Chromium, Firefox and WebKit prove these defaults same-site and cross-site, over HTTP
+/// and HTTPS (`tests/browser/`). WebKit keeps no `Secure` cookie over plain HTTP and, by
+/// default, no cookie from a cross-site response; the findings per engine and attribute are in
+/// `docs/COOKIES.md`.
 ///
 /// Use [`set_cookie_with`](Self::set_cookie_with) for full control.
 ///
