@@ -170,3 +170,33 @@ async fn nothing_is_logged_per_request_at_info() {
     }
     assert_eq!(captured.take(), Vec::<String>::new());
 }
+
+#[tokio::test]
+async fn a_failed_origin_lookup_logs_its_reason() {
+    use cors_axum::{AllowOrigin, CorsLayer, CorsOptions};
+
+    let captured = Captured::default();
+    let writer = captured.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_env_filter(EnvFilter::new("cors_axum=debug"))
+        .with_writer(move || writer.clone())
+        .with_ansi(false)
+        .without_time()
+        .finish();
+    let _guard = tracing::subscriber::set_default(subscriber);
+    let origin = AllowOrigin::async_predicate(|_| async { Err("database unavailable".into()) });
+    let router = axum::Router::new()
+        .route("/", axum::routing::get(|| async { "ok" }))
+        .layer(CorsLayer::new(CorsOptions::new().origin(origin)).unwrap());
+
+    let answer = send(&router, request("GET", "/", &[("origin", ALLOWED)])).await;
+    assert_eq!(answer.body, "ok");
+    assert!(!answer.has_any_cors_header());
+    assert_eq!(
+        captured.take(),
+        [format!(
+            "DEBUG cors_axum: CORS request refused: the origin could not be decided: database \
+             unavailable route=\"/\" method=GET origin={ALLOWED}"
+        )]
+    );
+}

@@ -19,7 +19,8 @@ use tower_layer::Layer;
 use tower_service::Service;
 
 use crate::controller::{ControllerEntry, ControllerRef, RouteDef, method_rank};
-use crate::cors::{CorsImport, Provided, RoutePolicy};
+use crate::cors::reload::FallbackReload;
+use crate::cors::{CorsImport, CorsReload, PathSource, Provided, RoutePolicy};
 use crate::cors::{
     CorsLayer, CorsRoute, MethodNotAllowed, ModuleCors, ModuleCorsPaths, NotFound, PathCors,
 };
@@ -129,6 +130,7 @@ pub struct ApplicationBuilder<S: 'static = ()> {
     providers: ProviderBuilder,
     guards: Vec<GuardFn<S>>,
     layers: Vec<PathLayer<S>>,
+    reload: Option<CorsReload>,
 }
 
 impl<S: 'static> std::fmt::Debug for ApplicationBuilder<S> {
@@ -149,7 +151,18 @@ impl<S: Clone + Send + Sync + 'static> ApplicationBuilder<S> {
             providers: ProviderBuilder::new(),
             guards: Vec::new(),
             layers: Vec::new(),
+            reload: None,
         }
+    }
+
+    /// Lets `reload` replace, while the application runs, the [`CorsOptions`] provided to it
+    /// with [`provide`](Self::provide): every path that CORS covers is then compiled again with
+    /// the new options, validated first, and swapped in at once.
+    ///
+    /// [`CorsOptions`]: crate::CorsOptions
+    pub fn cors_reload(mut self, reload: &CorsReload) -> Self {
+        self.reload = Some(reload.clone());
+        self
     }
 
     /// Provides `value` to every route of the application, through [`Inject<T>`]; a module,
@@ -198,6 +211,7 @@ impl<S: Clone + Send + Sync + 'static> ApplicationBuilder<S> {
             providers: self.providers,
             no_guards: Guards::from(Vec::new()),
             listed: HashSet::new(),
+            reload: self.reload,
         };
         // The application's layers are outermost: last in the list, which runs inner to outer.
         let mut layers = self.layers;
@@ -213,16 +227,27 @@ impl<S: Clone + Send + Sync + 'static> ApplicationBuilder<S> {
             .take()
             .expect("the router is put back after each route");
         if let Some(cors) = root_cors.filter(ModuleCors::is_enabled) {
-            let fallback = PathCors {
+            let application = builder.providers.get::<CorsOptions>();
+            let fallback = Arc::new(PathCors {
                 default: RoutePolicy::Enabled {
-                    policy: Box::new(cors.fallback_policy(builder.providers.get::<CorsOptions>())?),
+                    policy: Box::new(cors.fallback_policy(application, builder.reload.is_some())?),
                     passthrough: false,
                 },
                 by_method: Vec::new(),
+            });
+            let source = match &builder.reload {
+                None => PathSource::Static(fallback),
+                Some(reload) => {
+                    let slot = Arc::new(arc_swap::ArcSwap::new(fallback));
+                    reload.register(FallbackReload {
+                        cors,
+                        slot: slot.clone(),
+                    });
+                    PathSource::Reloadable(slot)
+                }
             };
-            router = router.fallback_service(
-                CorsLayer::for_path(Arc::new(fallback), None, false).layer(NotFound),
-            );
+            router =
+                router.fallback_service(CorsLayer::for_path(source, None, false).layer(NotFound));
         }
         builder.report_unlisted(root_crate);
         Ok(Application {
@@ -261,6 +286,8 @@ struct Builder<S: 'static> {
     no_guards: Guards<S>,
     /// The controllers listed by the modules.
     listed: HashSet<TypeId>,
+    /// Where to register what reloads the application's CORS options.
+    reload: Option<CorsReload>,
 }
 
 /// What a route needs and has, found before its method router is built.
@@ -415,7 +442,10 @@ impl<S: Clone + Send + Sync + 'static> Builder<S> {
                     application: self.providers.get::<CorsOptions>(),
                     module: providers.get::<CorsOptions>(),
                 };
-                let paths = ModuleCorsPaths::new(module, cors, provided)?;
+                let mut paths = ModuleCorsPaths::new(module, cors, provided)?;
+                if self.reload.is_some() {
+                    paths = paths.reloadable(cors, provided.module);
+                }
                 paths.is_enabled().then_some(paths)
             }
             _ => None,
@@ -596,6 +626,12 @@ impl<S: Clone + Send + Sync + 'static> Builder<S> {
                 });
             }
             self.mount(module, path, start, method_router)?;
+        }
+        if let (Some(reload), Some(target)) = (
+            &self.reload,
+            cors.and_then(ModuleCorsPaths::into_reload_target),
+        ) {
+            reload.register(target);
         }
         Ok(())
     }

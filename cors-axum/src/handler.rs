@@ -148,11 +148,16 @@ where
             None => WrappedFuture::Plain {
                 future: call(request),
             },
-            Some(cors) => WrappedFuture::Cors {
-                future: cors.handle(request, |request| Infallibly {
+            Some(cors) => {
+                let call = move |request| Infallibly {
                     future: call(request),
-                }),
-            },
+                };
+                let future = match cors.needs_lookup(&request) {
+                    Some(lookup) => cors.handle_async(request, lookup, call),
+                    None => cors.handle(request, call),
+                };
+                WrappedFuture::Cors { future }
+            }
         }
     }
 }

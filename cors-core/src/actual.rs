@@ -7,7 +7,7 @@ use http::{HeaderMap, HeaderValue};
 
 use crate::Refusal;
 use crate::policy::{STAR, TRUE};
-use crate::vary::VARY_ORIGIN;
+use crate::vary::VaryNames;
 
 /// Whether an actual response is credentialed: known only once the handler has run.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -24,7 +24,7 @@ pub enum ResponseCredentials {
 }
 
 /// What the policy decided about the request's origin.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Verdict {
     /// No `Origin`: not a CORS request.
     NotCors,
@@ -37,12 +37,14 @@ pub(crate) enum Verdict {
 }
 
 /// Why an origin is refused, without the origin itself (which the decision keeps).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum OriginRefusal {
     NotAllowed,
     Null,
     Several,
     Malformed,
+    /// An asynchronous decision failed: the reason, kept for the refusal (rare, so boxed).
+    LookupFailed(Box<str>),
 }
 
 impl Verdict {
@@ -51,6 +53,7 @@ impl Verdict {
             Refusal::NullOriginNotEnabled => OriginRefusal::Null,
             Refusal::SeveralOrigins => OriginRefusal::Several,
             Refusal::MalformedOrigin { .. } => OriginRefusal::Malformed,
+            Refusal::OriginLookupFailed { reason } => OriginRefusal::LookupFailed(reason.into()),
             _ => OriginRefusal::NotAllowed,
         })
     }
@@ -94,7 +97,9 @@ pub struct ActualDecision {
     pub(crate) verdict: Verdict,
     /// Whether the options allow credentials.
     pub(crate) credentials: bool,
-    pub(crate) vary_origin: bool,
+    /// `Vary` of every answer, CORS or not: `Origin` unless any origin is allowed, and the
+    /// headers a request-aware origin decision reads.
+    pub(crate) vary: Option<VaryNames>,
     /// `Access-Control-Expose-Headers`, when granted and configured.
     pub(crate) expose_headers: Option<HeaderValue>,
 }
@@ -141,10 +146,11 @@ impl ActualDecision {
     /// the browser will then accept a credentialed answer is known only when writing: see
     /// [`write`](ActualDecision::write).
     pub fn refusal(&self) -> Option<Refusal<'_>> {
-        let Verdict::Refused(why) = self.verdict else {
+        let Verdict::Refused(why) = &self.verdict else {
             return None;
         };
         Some(match (why, &self.origin) {
+            (OriginRefusal::LookupFailed(reason), _) => Refusal::OriginLookupFailed { reason },
             (OriginRefusal::Null, _) => Refusal::NullOriginNotEnabled,
             (OriginRefusal::NotAllowed, Some(origin)) => Refusal::OriginNotAllowed { origin },
             (OriginRefusal::Malformed, Some(origin)) => Refusal::MalformedOrigin { origin },
@@ -172,7 +178,7 @@ impl ActualDecision {
         credentials: ResponseCredentials,
     ) -> Option<Refusal<'_>> {
         let credentialed = self.credentials || credentials == ResponseCredentials::Include;
-        let refusal = match (self.verdict, &self.origin) {
+        let refusal = match (&self.verdict, &self.origin) {
             (Verdict::AnyOrigin, _) => {
                 self.grant(response_headers, STAR, credentialed);
                 credentialed.then_some(Refusal::CredentialsUnderAnyOrigin)
@@ -183,8 +189,8 @@ impl ActualDecision {
             }
             _ => self.refusal(),
         };
-        if self.vary_origin {
-            VARY_ORIGIN.apply(response_headers);
+        if let Some(vary) = &self.vary {
+            vary.apply(response_headers);
         }
         refusal
     }

@@ -1,17 +1,62 @@
 //! [`AllowOrigin`]: which origins may read responses.
 
 use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::time::Duration;
 
-use http::HeaderValue;
+use http::{HeaderMap, HeaderName, HeaderValue, Method, Uri};
 
 use crate::origin::{
     OriginConfigError, OriginSet, OriginSyntaxError, parse_configured, parse_request,
 };
 
-use crate::{CorsConfigError, Refusal};
+use crate::request::OriginAnswer;
+use crate::{CorsConfigError, CorsRequest, Refusal};
 
 type Predicate = Arc<dyn Fn(&HeaderValue) -> bool + Send + Sync + 'static>;
+type RequestPredicate = Arc<dyn Fn(&HeaderValue, &CorsRequest<'_>) -> bool + Send + Sync + 'static>;
+type AsyncPredicate = Arc<dyn Fn(OriginQuery) -> LookupFuture + Send + Sync + 'static>;
+
+/// The error an asynchronous origin decision may fail with.
+pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+/// The future of an asynchronous origin decision: allowed, refused, or failed.
+pub type LookupFuture = Pin<Box<dyn Future<Output = Result<bool, BoxError>> + Send>>;
+
+/// What an asynchronous origin decision ([`AllowOrigin::async_predicate`]) sees of a request,
+/// owned, so that the decision can outlive the borrow of the request.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct OriginQuery {
+    /// The request's `Origin`: one well-formed origin, never `null`.
+    pub origin: HeaderValue,
+    /// The request's method (`OPTIONS` for a preflight).
+    pub method: Method,
+    /// The request's URI, when the caller gave it ([`CorsRequest::with_uri`]).
+    pub uri: Option<Uri>,
+    /// The request's headers.
+    pub headers: HeaderMap,
+}
+
+/// An asynchronous origin decision to make before the engine decides:
+/// [`CorsPolicy::origin_lookup`](crate::CorsPolicy::origin_lookup).
+#[non_exhaustive]
+pub struct OriginLookup {
+    /// The decision; the caller awaits it, at most [`timeout`](Self::timeout).
+    pub future: LookupFuture,
+    /// How long the decision may take; past it the caller answers as refused.
+    pub timeout: Duration,
+}
+
+impl fmt::Debug for OriginLookup {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("OriginLookup")
+            .field("timeout", &self.timeout)
+            .finish_non_exhaustive()
+    }
+}
 
 /// Which origins may read responses: the
 /// [`Access-Control-Allow-Origin`](https://developer.mozilla.org/en-US/docs/Web/HTTP/Headers/Access-Control-Allow-Origin)
@@ -40,14 +85,32 @@ type Predicate = Arc<dyn Fn(&HeaderValue) -> bool + Send + Sync + 'static>;
 /// ```
 #[must_use]
 #[derive(Clone)]
-pub struct AllowOrigin(OriginSpec);
+pub struct AllowOrigin {
+    spec: OriginSpec,
+    /// Request headers the decision reads, for `Vary`.
+    varying_on: Vec<String>,
+    /// How long an asynchronous decision may take.
+    timeout: Duration,
+}
 
 #[derive(Clone)]
 enum OriginSpec {
     Any,
     List(Vec<String>),
     Predicate(Predicate),
+    RequestPredicate(RequestPredicate),
+    Async(AsyncPredicate),
     Mirror,
+}
+
+impl From<OriginSpec> for AllowOrigin {
+    fn from(spec: OriginSpec) -> Self {
+        AllowOrigin {
+            spec,
+            varying_on: Vec::new(),
+            timeout: AllowOrigin::DEFAULT_TIMEOUT,
+        }
+    }
 }
 
 impl AllowOrigin {
@@ -66,12 +129,12 @@ impl AllowOrigin {
     /// [`Refusal::CredentialsUnderAnyOrigin`](crate::Refusal::CredentialsUnderAnyOrigin), for a
     /// warning.
     pub fn any() -> Self {
-        AllowOrigin(OriginSpec::Any)
+        OriginSpec::Any.into()
     }
 
     /// One origin, such as `https://example.com`, or one pattern, such as `https://*.example.com`.
     pub fn exact(origin: impl Into<String>) -> Self {
-        AllowOrigin(OriginSpec::List(vec![origin.into()]))
+        OriginSpec::List(vec![origin.into()]).into()
     }
 
     /// Several origins and/or patterns; a request origin is looked up in constant time.
@@ -80,9 +143,7 @@ impl AllowOrigin {
         I: IntoIterator<Item = S>,
         S: Into<String>,
     {
-        AllowOrigin(OriginSpec::List(
-            origins.into_iter().map(Into::into).collect(),
-        ))
+        OriginSpec::List(origins.into_iter().map(Into::into).collect()).into()
     }
 
     /// Origins for which `f` returns true. `f` sees only well-formed origins (never `null`,
@@ -91,8 +152,91 @@ impl AllowOrigin {
     where
         F: Fn(&HeaderValue) -> bool + Send + Sync + 'static,
     {
-        AllowOrigin(OriginSpec::Predicate(Arc::new(f)))
+        OriginSpec::Predicate(Arc::new(f)).into()
     }
+
+    /// Origins for which `f` returns true, given the request: its method, URI (when the
+    /// caller gave it) and headers, to decide by `Host`, path or tenant. `f` sees only
+    /// well-formed origins, on preflights and actual requests alike, and runs on every CORS
+    /// request, so keep it cheap.
+    ///
+    /// Name the request headers `f` reads with [`varying_on`](Self::varying_on), so that every
+    /// answer says `Vary` on them. `Host` needs no naming: caches key a response on its URL,
+    /// the host included.
+    ///
+    /// ```
+    /// use cors_axum_core::{AllowOrigin, CorsOptions, CorsPolicy, CorsRequest};
+    /// use http::{HeaderMap, HeaderValue, Method};
+    ///
+    /// // Tenant `acme` calls from `https://acme.example`, every other tenant is refused.
+    /// let origin = AllowOrigin::request_predicate(|origin, request| {
+    ///     let tenant = request.headers().get("x-tenant").and_then(|t| t.to_str().ok());
+    ///     tenant == Some("acme") && origin == "https://acme.example"
+    /// })
+    /// .varying_on(["x-tenant"]);
+    /// let policy = CorsPolicy::from_options(&CorsOptions::new().origin(origin))?;
+    ///
+    /// let mut headers = HeaderMap::new();
+    /// headers.insert("origin", HeaderValue::from_static("https://acme.example"));
+    /// headers.insert("x-tenant", HeaderValue::from_static("acme"));
+    /// let decision = policy.actual(&CorsRequest::new(&Method::GET, &headers));
+    /// assert!(decision.is_allowed());
+    /// let mut response = HeaderMap::new();
+    /// decision.write(&mut response, Default::default());
+    /// assert_eq!(response["vary"], "Origin, x-tenant");
+    ///
+    /// headers.insert("x-tenant", HeaderValue::from_static("globex"));
+    /// assert!(!policy.actual(&CorsRequest::new(&Method::GET, &headers)).is_allowed());
+    /// # Ok::<(), cors_axum_core::CorsConfigError>(())
+    /// ```
+    pub fn request_predicate<F>(f: F) -> Self
+    where
+        F: Fn(&HeaderValue, &CorsRequest<'_>) -> bool + Send + Sync + 'static,
+    {
+        OriginSpec::RequestPredicate(Arc::new(f)).into()
+    }
+
+    /// Origins decided asynchronously, for example by a database of tenants: `f` gets the
+    /// request's origin (well-formed, never `null`), method, URI and headers, and answers
+    /// allowed, refused, or an error. The engine stays synchronous: the caller (the layer of
+    /// cors-axum) asks [`CorsPolicy::origin_lookup`](crate::CorsPolicy::origin_lookup) for the
+    /// future, awaits it at most [`lookup_timeout`](Self::lookup_timeout) (1 s unless set),
+    /// and gives the answer with [`CorsRequest::with_origin_answer`]. An error or a timeout is
+    /// answered as a refusal, never as an error response nor a grant, with
+    /// [`Refusal::OriginLookupFailed`](crate::Refusal::OriginLookupFailed) as the reason.
+    ///
+    /// The decision runs on every CORS request: cache it, within bounds (see the guide of
+    /// cors-axum on multi-tenant origins). As with
+    /// [`request_predicate`](Self::request_predicate), name the headers it reads with
+    /// [`varying_on`](Self::varying_on).
+    pub fn async_predicate<F, Fut>(f: F) -> Self
+    where
+        F: Fn(OriginQuery) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<bool, BoxError>> + Send + 'static,
+    {
+        OriginSpec::Async(Arc::new(move |query| Box::pin(f(query)) as LookupFuture)).into()
+    }
+
+    /// Request headers the origin decision reads, beside `Origin`: every answer then names them
+    /// in `Vary`, so that a cache does not give one tenant's answer to another. Invalid names are
+    /// a configuration error of the `origin` option.
+    pub fn varying_on<I, S>(mut self, names: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.varying_on.extend(names.into_iter().map(Into::into));
+        self
+    }
+
+    /// How long an [asynchronous decision](Self::async_predicate) may take before it is
+    /// answered as a refusal (1 s unless set).
+    pub fn lookup_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    const DEFAULT_TIMEOUT: Duration = Duration::from_secs(1);
 
     /// Every well-formed origin, reflected explicitly (`Access-Control-Allow-Origin: <origin>`,
     /// `Vary: Origin`); `null` only with
@@ -106,14 +250,29 @@ impl AllowOrigin {
     /// requests (with the user's cookies) and read the answers. Use it only for resources meant
     /// for that. In configuration files: `"origin": "mirror"`.
     pub fn mirror_request() -> Self {
-        AllowOrigin(OriginSpec::Mirror)
+        OriginSpec::Mirror.into()
     }
 
     pub(crate) fn compile(&self, allow_null: bool) -> Result<CompiledOrigin, CorsConfigError> {
-        let rule = match &self.0 {
+        let mut varying_on = Vec::with_capacity(self.varying_on.len());
+        for name in &self.varying_on {
+            let parsed = HeaderName::from_bytes(name.as_bytes()).map_err(|_| {
+                CorsConfigError::new(
+                    "origin",
+                    Some(name),
+                    format!("`{name}` in `varying_on` is not a header name"),
+                )
+            })?;
+            if !varying_on.contains(&parsed) {
+                varying_on.push(parsed);
+            }
+        }
+        let rule = match &self.spec {
             OriginSpec::Any => OriginRule::Any,
             OriginSpec::Mirror => OriginRule::Mirror,
             OriginSpec::Predicate(f) => OriginRule::Predicate(Arc::clone(f)),
+            OriginSpec::RequestPredicate(f) => OriginRule::RequestPredicate(Arc::clone(f)),
+            OriginSpec::Async(f) => OriginRule::Async(Arc::clone(f), self.timeout),
             OriginSpec::List(origins) => {
                 let mut set = OriginSet::default();
                 for origin in origins {
@@ -137,7 +296,11 @@ impl AllowOrigin {
                 OriginRule::Set(set)
             }
         };
-        Ok(CompiledOrigin { rule, allow_null })
+        Ok(CompiledOrigin {
+            rule,
+            allow_null,
+            varying_on,
+        })
     }
 }
 
@@ -228,10 +391,12 @@ impl Default for AllowOrigin {
 
 impl fmt::Debug for AllowOrigin {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.0 {
+        match &self.spec {
             OriginSpec::Any => f.write_str("AllowOrigin::Any"),
             OriginSpec::List(list) => f.debug_tuple("AllowOrigin::List").field(list).finish(),
             OriginSpec::Predicate(_) => f.write_str("AllowOrigin::Predicate(..)"),
+            OriginSpec::RequestPredicate(_) => f.write_str("AllowOrigin::RequestPredicate(..)"),
+            OriginSpec::Async(_) => f.write_str("AllowOrigin::AsyncPredicate(..)"),
             OriginSpec::Mirror => f.write_str("AllowOrigin::MirrorRequest"),
         }
     }
@@ -316,6 +481,8 @@ pub(crate) enum OriginRule {
     Any,
     Mirror,
     Predicate(Predicate),
+    RequestPredicate(RequestPredicate),
+    Async(AsyncPredicate, Duration),
     Set(OriginSet),
 }
 
@@ -324,13 +491,15 @@ pub(crate) enum OriginRule {
 pub(crate) struct CompiledOrigin {
     pub(crate) rule: OriginRule,
     allow_null: bool,
+    /// Request headers the decision reads, for `Vary`.
+    pub(crate) varying_on: Vec<HeaderName>,
 }
 
 impl CompiledOrigin {
     /// Whether a request's (single) `Origin` value may be reflected in
     /// `Access-Control-Allow-Origin`: `null` only with the opt-in, otherwise only a well-formed
     /// origin the rule allows.
-    pub(crate) fn allows(&self, origin: &HeaderValue) -> bool {
+    pub(crate) fn allows(&self, origin: &HeaderValue, request: &CorsRequest<'_>) -> bool {
         let bytes = origin.as_bytes();
         if bytes == b"null" {
             return self.allow_null;
@@ -338,21 +507,63 @@ impl CompiledOrigin {
         match &self.rule {
             OriginRule::Any | OriginRule::Mirror => parse_request(bytes).is_some(),
             OriginRule::Predicate(f) => parse_request(bytes).is_some() && f(origin),
+            OriginRule::RequestPredicate(f) => parse_request(bytes).is_some() && f(origin, request),
+            OriginRule::Async(..) => {
+                parse_request(bytes).is_some()
+                    && matches!(request.origin_answer(), Some(OriginAnswer::Allowed))
+            }
             OriginRule::Set(set) => set.allows(bytes),
         }
     }
 
     /// Why an origin [`allows`](CompiledOrigin::allows) refused is refused.
     #[cold]
-    pub(crate) fn refusal<'a>(&self, origin: &'a HeaderValue) -> Refusal<'a> {
+    pub(crate) fn refusal<'a>(
+        &self,
+        origin: &'a HeaderValue,
+        request: &CorsRequest<'a>,
+    ) -> Refusal<'a> {
         let bytes = origin.as_bytes();
         if bytes == b"null" {
-            Refusal::NullOriginNotEnabled
-        } else if parse_request(bytes).is_none() {
-            Refusal::MalformedOrigin { origin }
-        } else {
-            Refusal::OriginNotAllowed { origin }
+            return Refusal::NullOriginNotEnabled;
         }
+        if parse_request(bytes).is_none() {
+            return Refusal::MalformedOrigin { origin };
+        }
+        match (&self.rule, request.origin_answer()) {
+            (OriginRule::Async(..), Some(OriginAnswer::Failed(reason))) => {
+                Refusal::OriginLookupFailed { reason }
+            }
+            (OriginRule::Async(..), None) => Refusal::OriginLookupFailed {
+                reason: "the lookup was not made",
+            },
+            _ => Refusal::OriginNotAllowed { origin },
+        }
+    }
+
+    /// The asynchronous decision to make for `request`, if the rule has one and the request
+    /// has one well-formed origin the decision has not answered yet.
+    pub(crate) fn lookup(&self, request: &CorsRequest<'_>) -> Option<OriginLookup> {
+        let OriginRule::Async(f, timeout) = &self.rule else {
+            return None;
+        };
+        let origin = request.origin()?;
+        if request.origin_answer().is_some()
+            || origin.as_bytes() == b"null"
+            || parse_request(origin.as_bytes()).is_none()
+        {
+            return None;
+        }
+        let query = OriginQuery {
+            origin: origin.clone(),
+            method: request.method().clone(),
+            uri: request.uri().cloned(),
+            headers: request.headers().clone(),
+        };
+        Some(OriginLookup {
+            future: f(query),
+            timeout: *timeout,
+        })
     }
 }
 
@@ -362,6 +573,8 @@ impl fmt::Debug for CompiledOrigin {
             OriginRule::Any => &"Any",
             OriginRule::Mirror => &"MirrorRequest",
             OriginRule::Predicate(_) => &"Predicate(..)",
+            OriginRule::RequestPredicate(_) => &"RequestPredicate(..)",
+            OriginRule::Async(..) => &"AsyncPredicate(..)",
             OriginRule::Set(set) => set,
         };
         f.debug_struct("CompiledOrigin")
@@ -411,18 +624,20 @@ mod tests {
     fn refusals_name_the_reason() {
         let set = AllowOrigin::list(["https://a.com"]).compile(false).unwrap();
         let value = |s: &'static str| HeaderValue::from_static(s);
+        let headers = http::HeaderMap::new();
+        let request = CorsRequest::new(&http::Method::GET, &headers);
         let null = value("null");
-        assert_eq!(set.refusal(&null), Refusal::NullOriginNotEnabled);
+        assert_eq!(set.refusal(&null, &request), Refusal::NullOriginNotEnabled);
         let evil = value("https://evil.com");
-        assert!(!set.allows(&evil));
+        assert!(!set.allows(&evil, &request));
         assert_eq!(
-            set.refusal(&evil),
+            set.refusal(&evil, &request),
             Refusal::OriginNotAllowed { origin: &evil }
         );
         let path = value("https://a.com/");
-        assert!(!set.allows(&path));
+        assert!(!set.allows(&path, &request));
         assert_eq!(
-            set.refusal(&path),
+            set.refusal(&path, &request),
             Refusal::MalformedOrigin { origin: &path }
         );
     }
@@ -435,9 +650,9 @@ mod tests {
 
     #[test]
     fn from_star_is_any() {
-        assert!(matches!(AllowOrigin::from("*").0, OriginSpec::Any));
+        assert!(matches!(AllowOrigin::from("*").spec, OriginSpec::Any));
         assert!(matches!(
-            AllowOrigin::from("https://a.com").0,
+            AllowOrigin::from("https://a.com").spec,
             OriginSpec::List(_)
         ));
         assert!(

@@ -22,7 +22,7 @@ mod vary;
 pub use actual::{ActualDecision, ResponseCredentials};
 pub use allow_headers::AllowHeaders;
 pub use allow_methods::AllowMethods;
-pub use allow_origin::AllowOrigin;
+pub use allow_origin::{AllowOrigin, BoxError, LookupFuture, OriginLookup, OriginQuery};
 pub use error::CorsConfigError;
 pub use expose_headers::ExposeHeaders;
 pub use max_age::MaxAge;
@@ -30,7 +30,7 @@ pub use options::{CorsOptions, PreflightStatus, RejectedPreflight};
 pub use policy::CorsPolicy;
 pub use preflight::PreflightDecision;
 pub use refusal::Refusal;
-pub use request::{CorsRequest, RequestKind};
+pub use request::{CorsRequest, OriginAnswer, RequestKind};
 
 /// Header names the [`http`] crate does not define.
 pub mod header {

@@ -5,7 +5,7 @@ use http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode};
 use crate::actual::{ActualDecision, Verdict};
 use crate::allow_headers::{CompiledHeaders, HeadersGrant};
 use crate::allow_methods::CompiledMethods;
-use crate::allow_origin::{CompiledOrigin, OriginRule};
+use crate::allow_origin::{CompiledOrigin, OriginLookup, OriginRule};
 use crate::header::{ACCESS_CONTROL_ALLOW_PRIVATE_NETWORK, ACCESS_CONTROL_REQUEST_PRIVATE_NETWORK};
 use crate::preflight::{PreflightDecision, PreflightGrant};
 use crate::request::Lines;
@@ -73,6 +73,8 @@ pub struct CorsPolicy {
     pub(crate) rejected_status: StatusCode,
     /// `Vary` of every preflight answer, granted or refused.
     pub(crate) preflight_vary: VaryNames,
+    /// `Vary` of every other answer, CORS or not.
+    actual_vary: Option<VaryNames>,
     /// The headers of a granted preflight answer, prebuilt (see
     /// [`PreflightDecision::write`]).
     pub(crate) preflight_headers: HeaderMap,
@@ -103,6 +105,23 @@ impl CorsPolicy {
     /// [`mirror_request()`](crate::AllowMethods::mirror_request).
     pub fn from_options(options: &CorsOptions) -> Result<CorsPolicy, CorsConfigError> {
         Self::compile(options, None)
+    }
+
+    /// [`from_options`](Self::from_options) for a policy that replaces another at run time (a
+    /// reload): the header values it builds are freed with it, where those of other policies
+    /// are stored once for the life of the process and cloned without touching a reference
+    /// count. Reloading any number of times with new values then keeps memory flat.
+    pub fn from_options_reloadable(options: &CorsOptions) -> Result<CorsPolicy, CorsConfigError> {
+        crate::intern::owned(|| Self::compile(options, None))
+    }
+
+    /// [`for_route`](Self::for_route) for a policy that replaces another at run time: see
+    /// [`from_options_reloadable`](Self::from_options_reloadable).
+    pub fn for_route_reloadable(
+        options: &CorsOptions,
+        route_methods: &[Method],
+    ) -> Result<CorsPolicy, CorsConfigError> {
+        crate::intern::owned(|| Self::compile(options, Some(route_methods)))
     }
 
     /// Compiles options for a route whose methods are known:
@@ -167,6 +186,12 @@ impl CorsPolicy {
         if !any_origin {
             preflight_vary |= vary::ORIGIN;
         }
+        let actual_vary = VaryNames::with_extra(
+            if any_origin { 0 } else { vary::ORIGIN },
+            &origin.varying_on,
+        );
+        let preflight_vary = VaryNames::with_extra(preflight_vary, &origin.varying_on)
+            .expect("the set names `Vary` headers");
         let mut policy = CorsPolicy {
             origin,
             any_origin,
@@ -178,7 +203,8 @@ impl CorsPolicy {
             private_network,
             preflight_status,
             rejected_status,
-            preflight_vary: VaryNames::new(preflight_vary).expect("the set names `Vary` headers"),
+            preflight_vary,
+            actual_vary,
             preflight_headers: HeaderMap::new(),
             preflight_extra: Vec::new(),
         };
@@ -242,6 +268,15 @@ impl CorsPolicy {
         }
     }
 
+    /// The asynchronous origin decision to make before deciding on `request`, when the origin is
+    /// decided by [`AllowOrigin::async_predicate`](crate::AllowOrigin::async_predicate) and the
+    /// request has one well-formed origin: await its future (at most its timeout), then decide
+    /// on `request.with_origin_answer(..)`. `None` for every other policy and request, which
+    /// are decided at once.
+    pub fn origin_lookup(&self, request: &CorsRequest<'_>) -> Option<OriginLookup> {
+        self.origin.lookup(request)
+    }
+
     /// Decides on a preflight ([`RequestKind::Preflight`]): granted, with the headers to answer
     /// with, or refused, with the reason. Nothing is written until
     /// [`PreflightDecision::write`].
@@ -265,8 +300,8 @@ impl CorsPolicy {
         }
         let origin = match request.origin_lines() {
             _ if self.any_origin => None,
-            Lines::One(origin) if self.origin.allows(origin) => Some(origin.clone()),
-            Lines::One(origin) => return Err(self.origin.refusal(origin)),
+            Lines::One(origin) if self.origin.allows(origin, request) => Some(origin.clone()),
+            Lines::One(origin) => return Err(self.origin.refusal(origin, request)),
             Lines::Several => return Err(Refusal::SeveralOrigins),
             Lines::Absent => return Err(Refusal::NotPreflight),
         };
@@ -302,8 +337,8 @@ impl CorsPolicy {
         let verdict = match origin {
             Lines::Absent => Verdict::NotCors,
             _ if self.any_origin => Verdict::AnyOrigin,
-            Lines::One(origin) if self.origin.allows(origin) => Verdict::Reflect,
-            Lines::One(origin) => Verdict::refused(self.origin.refusal(origin)),
+            Lines::One(origin) if self.origin.allows(origin, request) => Verdict::Reflect,
+            Lines::One(origin) => Verdict::refused(self.origin.refusal(origin, request)),
             Lines::Several => Verdict::refused(Refusal::SeveralOrigins),
         };
         let granted = matches!(verdict, Verdict::AnyOrigin | Verdict::Reflect);
@@ -311,7 +346,7 @@ impl CorsPolicy {
             origin: request.origin().cloned(),
             verdict,
             credentials: self.credentials,
-            vary_origin: !self.any_origin,
+            vary: self.actual_vary.clone(),
             expose_headers: if granted {
                 self.expose_headers.clone()
             } else {

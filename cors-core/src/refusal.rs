@@ -79,6 +79,13 @@ pub enum Refusal<'a> {
         /// The first malformed element.
         element: &'a [u8],
     },
+    /// The asynchronous origin decision
+    /// ([`AllowOrigin::async_predicate`](crate::AllowOrigin::async_predicate)) failed, took too
+    /// long, or was not made: answered as a refusal.
+    OriginLookupFailed {
+        /// What happened.
+        reason: &'a str,
+    },
     /// `Access-Control-Request-Private-Network: true` without
     /// [`CorsOptions::private_network(true)`](crate::CorsOptions::private_network).
     PrivateNetworkNotEnabled,
@@ -157,6 +164,9 @@ impl fmt::Display for Refusal<'_> {
                 "malformed `Access-Control-Request-Headers`: {} is not a header name",
                 Shown(element)
             ),
+            Refusal::OriginLookupFailed { reason } => {
+                write!(f, "the origin could not be decided: {reason}")
+            }
             Refusal::PrivateNetworkNotEnabled => f.write_str(
                 "private network access requested but not enabled (`private_network(true)`)",
             ),

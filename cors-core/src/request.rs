@@ -3,7 +3,7 @@
 use http::header::{
     ACCESS_CONTROL_REQUEST_HEADERS, ACCESS_CONTROL_REQUEST_METHOD, ORIGIN, ValueIter,
 };
-use http::{HeaderMap, HeaderName, HeaderValue, Method};
+use http::{HeaderMap, HeaderName, HeaderValue, Method, Uri};
 
 /// The lines of one request header: none, one, or several (a header a CORS request must send at
 /// most once is never granted when sent several times).
@@ -76,16 +76,33 @@ pub enum RequestKind {
 /// ```
 #[derive(Clone, Copy, Debug)]
 pub struct CorsRequest<'a> {
+    method: &'a Method,
     headers: &'a HeaderMap,
+    uri: Option<&'a Uri>,
     origin: Lines<'a>,
     /// `Access-Control-Request-Method`, looked up only for `OPTIONS` requests with an `Origin`.
     requested_method: Lines<'a>,
+    /// The answer of an asynchronous origin decision, once made.
+    origin_answer: Option<OriginAnswer<'a>>,
+}
+
+/// The answer of an asynchronous origin decision
+/// ([`AllowOrigin::async_predicate`](crate::AllowOrigin::async_predicate)), given to the engine
+/// with [`CorsRequest::with_origin_answer`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OriginAnswer<'a> {
+    /// The origin is allowed.
+    Allowed,
+    /// The origin is not allowed.
+    Refused,
+    /// The decision failed or took too long: answered as a refusal, with this reason.
+    Failed(&'a str),
 }
 
 impl<'a> CorsRequest<'a> {
     /// Looks up the `Origin` header and, for an `OPTIONS` request with one,
     /// `Access-Control-Request-Method`.
-    pub fn new(method: &Method, headers: &'a HeaderMap) -> Self {
+    pub fn new(method: &'a Method, headers: &'a HeaderMap) -> Self {
         let origin = Lines::of(headers, &ORIGIN);
         let requested_method = if origin.is_present() && method == Method::OPTIONS {
             Lines::of(headers, &ACCESS_CONTROL_REQUEST_METHOD)
@@ -93,10 +110,46 @@ impl<'a> CorsRequest<'a> {
             Lines::Absent
         };
         Self {
+            method,
             headers,
+            uri: None,
             origin,
             requested_method,
+            origin_answer: None,
         }
+    }
+
+    /// The request with its URI, for [request-aware origin
+    /// decisions](crate::AllowOrigin::request_predicate) that decide by path or host.
+    pub fn with_uri(mut self, uri: &'a Uri) -> Self {
+        self.uri = Some(uri);
+        self
+    }
+
+    /// The request with the answer of the asynchronous origin decision that
+    /// [`CorsPolicy::origin_lookup`](crate::CorsPolicy::origin_lookup) asked for.
+    pub fn with_origin_answer(mut self, answer: OriginAnswer<'a>) -> Self {
+        self.origin_answer = Some(answer);
+        self
+    }
+
+    /// The request's method.
+    pub fn method(&self) -> &'a Method {
+        self.method
+    }
+
+    /// The request's URI, when the caller gave it ([`with_uri`](Self::with_uri)).
+    pub fn uri(&self) -> Option<&'a Uri> {
+        self.uri
+    }
+
+    /// The request's headers.
+    pub fn headers(&self) -> &'a HeaderMap {
+        self.headers
+    }
+
+    pub(crate) fn origin_answer(&self) -> Option<OriginAnswer<'a>> {
+        self.origin_answer
     }
 
     /// Not CORS (no `Origin` header), an actual CORS request, or a preflight (`OPTIONS` with
@@ -127,10 +180,6 @@ impl<'a> CorsRequest<'a> {
             Lines::One(value) => Some(value),
             Lines::Absent | Lines::Several => None,
         }
-    }
-
-    pub(crate) fn headers(&self) -> &'a HeaderMap {
-        self.headers
     }
 
     pub(crate) fn origin_lines(&self) -> Lines<'a> {

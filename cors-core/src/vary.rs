@@ -5,8 +5,10 @@
 //! with a different value of that header. The names are merged into any `Vary` the handler set,
 //! never overwriting it and never duplicating a name.
 
+use std::sync::Arc;
+
 use http::header::{Entry, OccupiedEntry, VARY};
-use http::{HeaderMap, HeaderValue};
+use http::{HeaderMap, HeaderName, HeaderValue};
 
 /// The request headers a CORS answer can depend on, in the order `Vary` lists them.
 const NAMES: [&str; 4] = [
@@ -25,29 +27,35 @@ pub(crate) const REQUEST_HEADERS: u8 = 1 << 2;
 /// `Access-Control-Request-Private-Network`.
 pub(crate) const REQUEST_PRIVATE_NETWORK: u8 = 1 << 3;
 
-/// `Vary: Origin`, for actual responses whose answer depends on the origin.
-pub(crate) static VARY_ORIGIN: VaryNames = VaryNames {
-    set: ORIGIN,
-    value: HeaderValue::from_static("Origin"),
-};
-
-/// A fixed set of names to add to `Vary` (bits of [`NAMES`]), with its header value prebuilt.
+/// A fixed set of names to add to `Vary` (bits of [`NAMES`], and names an origin decision
+/// depends on), with its header value prebuilt.
 #[derive(Debug, Clone)]
 pub(crate) struct VaryNames {
     set: u8,
+    /// Request headers a request-aware origin decision reads
+    /// ([`AllowOrigin::varying_on`](crate::AllowOrigin::varying_on)).
+    extra: Option<Arc<[HeaderName]>>,
     value: HeaderValue,
 }
 
 impl VaryNames {
     /// The names of the bits in `set`; `None` when it has none.
+    #[cfg(test)]
     pub(crate) fn new(set: u8) -> Option<Self> {
-        let names: Vec<&str> = names(set).collect();
+        Self::with_extra(set, &[])
+    }
+
+    /// The names of the bits in `set`, then `extra`; `None` when there are none.
+    pub(crate) fn with_extra(set: u8, extra: &[HeaderName]) -> Option<Self> {
+        let mut names: Vec<&str> = names(set).collect();
+        names.extend(extra.iter().map(HeaderName::as_str));
         if names.is_empty() {
             return None;
         }
         let value = crate::intern::static_value(&names.join(", "))
             .expect("header names joined with `, ` are a header value");
-        Some(Self { set, value })
+        let extra = (!extra.is_empty()).then(|| Arc::from(extra));
+        Some(Self { set, extra, value })
     }
 
     /// Merges the names into `headers`. With no `Vary` yet, inserts the prebuilt value (no
@@ -64,6 +72,8 @@ impl VaryNames {
     #[cold]
     fn merge(&self, mut entry: OccupiedEntry<'_, HeaderValue>) {
         let mut absent = self.set;
+        let extra: &[HeaderName] = self.extra.as_deref().unwrap_or(&[]);
+        let mut extra_absent: Vec<bool> = vec![true; extra.len()];
         for line in entry.iter() {
             for element in line.as_bytes().split(|&b| b == b',') {
                 let element = element.trim_ascii();
@@ -76,9 +86,14 @@ impl VaryNames {
                         absent &= !(1 << bit);
                     }
                 }
+                for (name, absent) in extra.iter().zip(&mut extra_absent) {
+                    if element.eq_ignore_ascii_case(name.as_str().as_bytes()) {
+                        *absent = false;
+                    }
+                }
             }
         }
-        if absent == 0 {
+        if absent == 0 && !extra_absent.contains(&true) {
             return;
         }
         let mut merged: Vec<u8> = Vec::new();
@@ -96,6 +111,13 @@ impl VaryNames {
         }
         for name in names(absent) {
             push(name.as_bytes());
+        }
+        for (name, _) in extra
+            .iter()
+            .zip(&extra_absent)
+            .filter(|(_, absent)| **absent)
+        {
+            push(name.as_str().as_bytes());
         }
         // Replaces every existing line with the merged one.
         entry.insert(
@@ -151,8 +173,24 @@ mod tests {
     }
 
     #[test]
+    fn extra_names_are_listed_and_merged() {
+        let names = VaryNames::with_extra(ORIGIN, &[HeaderName::from_static("x-tenant")]).unwrap();
+        let mut headers = HeaderMap::new();
+        names.apply(&mut headers);
+        assert_eq!(vary_lines(&headers), ["Origin, x-tenant"]);
+        let mut headers = HeaderMap::new();
+        headers.insert(VARY, HeaderValue::from_static("X-Tenant"));
+        names.apply(&mut headers);
+        assert_eq!(vary_lines(&headers), ["X-Tenant, Origin"]);
+        let mut headers = HeaderMap::new();
+        headers.insert(VARY, HeaderValue::from_static("origin, x-tenant"));
+        names.apply(&mut headers);
+        assert_eq!(vary_lines(&headers), ["origin, x-tenant"]);
+    }
+
+    #[test]
     fn leaves_complete_and_star() {
-        let names = &VARY_ORIGIN;
+        let names = &VaryNames::new(ORIGIN).unwrap();
         let mut headers = HeaderMap::new();
         headers.insert(VARY, HeaderValue::from_static("ORIGIN"));
         names.apply(&mut headers);

@@ -10,12 +10,36 @@ use std::task::{Context, Poll};
 use axum::body::Body;
 use axum::response::Response;
 use cors_axum_core::{
-    ActualDecision, CorsConfigError, CorsOptions, CorsPolicy, CorsRequest, Refusal, RequestKind,
-    ResponseCredentials,
+    ActualDecision, CorsConfigError, CorsOptions, CorsPolicy, CorsRequest, OriginAnswer,
+    OriginLookup, Refusal, RequestKind, ResponseCredentials,
 };
 use http::{HeaderValue, Method, Request, StatusCode, header};
 
 use super::service::{CorsState, RequestCors};
+
+/// The CORS of a plain `CorsLayer` with `options`; `reloadable` compiles it to be replaced.
+pub(crate) fn layer_cors(
+    options: &CorsOptions,
+    reloadable: bool,
+) -> Result<PathCors, CorsConfigError> {
+    let default = if options.is_enabled() {
+        let policy = if reloadable {
+            CorsPolicy::from_options_reloadable(options)?
+        } else {
+            CorsPolicy::from_options(options)?
+        };
+        RoutePolicy::Enabled {
+            policy: Box::new(served(policy)),
+            passthrough: options.passes_preflight_through(),
+        }
+    } else {
+        RoutePolicy::Disabled
+    };
+    Ok(PathCors {
+        default,
+        by_method: Vec::new(),
+    })
+}
 
 /// `policy` as the layer serves it: preflight answers carry `Content-Length: 0`, which axum
 /// would otherwise add to them (into a map without room for it).
@@ -34,6 +58,52 @@ pub(crate) enum RoutePolicy {
     },
     /// CORS switched off (`cors = false`): no CORS header, preflights refused.
     Disabled,
+}
+
+/// Where a path's CORS is read from: compiled once, or replaced by a [`CorsReload`].
+///
+/// [`CorsReload`]: crate::cors::CorsReload
+#[derive(Debug, Clone)]
+pub(crate) enum PathSource {
+    Static(Arc<PathCors>),
+    /// Each request reads it once, so that it sees the old policy or the new one, never a mix.
+    Reloadable(Arc<arc_swap::ArcSwap<PathCors>>),
+}
+
+impl PathSource {
+    /// The asynchronous origin decision to make before answering `request`, if any, with the
+    /// CORS it was asked of: the request is answered by that one even if a reload replaces it
+    /// while the decision is awaited.
+    fn lookup<B>(&self, request: &Request<B>) -> Option<PendingLookup> {
+        let pending = |cors: &Arc<PathCors>| {
+            let request =
+                CorsRequest::new(request.method(), request.headers()).with_uri(request.uri());
+            let lookup = cors.lookup(&request)?;
+            Some(PendingLookup {
+                lookup,
+                cors: Arc::clone(cors),
+            })
+        };
+        match self {
+            PathSource::Static(cors) => pending(cors),
+            PathSource::Reloadable(slot) => pending(&slot.load()),
+        }
+    }
+
+    /// Calls `f` with the path's CORS as it is now.
+    fn with<T>(&self, f: impl FnOnce(&PathCors) -> T) -> T {
+        match self {
+            PathSource::Static(cors) => f(cors),
+            PathSource::Reloadable(slot) => f(&slot.load()),
+        }
+    }
+}
+
+/// An asynchronous origin decision to await before a request is answered, and the CORS that
+/// asked for it.
+pub(crate) struct PendingLookup {
+    lookup: OriginLookup,
+    cors: Arc<PathCors>,
 }
 
 /// The compiled CORS of one path: the module's policy, and per-method policies where a
@@ -72,6 +142,20 @@ impl PathCors {
                 ..
             }
         )
+    }
+
+    /// The asynchronous origin decision to make before deciding on `cors`, if its policy has
+    /// one.
+    fn lookup(&self, cors: &CorsRequest<'_>) -> Option<OriginLookup> {
+        let policy = if cors.kind() == RequestKind::Preflight {
+            self.preflight_policy(cors)
+        } else {
+            self.policy_for(cors.method())
+        };
+        match policy {
+            RoutePolicy::Enabled { policy, .. } => policy.origin_lookup(cors),
+            RoutePolicy::Disabled => None,
+        }
     }
 
     /// The answer to a preflight, without calling any handler.
@@ -185,7 +269,7 @@ fn refused<B>(
 /// ```
 #[derive(Debug, Clone)]
 pub struct CorsLayer {
-    cors: Arc<PathCors>,
+    cors: PathSource,
     /// The route's path, for logs; `None` behind a plain `CorsLayer`, which logs the request's.
     route: Option<Arc<str>>,
     /// Whether handlers may take `CorsService`: then each request keeps a state they share.
@@ -195,24 +279,37 @@ pub struct CorsLayer {
 impl CorsLayer {
     /// Validates `options` and builds the layer.
     pub fn new(options: CorsOptions) -> Result<Self, CorsConfigError> {
-        let default = if options.is_enabled() {
-            RoutePolicy::Enabled {
-                policy: Box::new(served(CorsPolicy::from_options(&options)?)),
-                passthrough: options.passes_preflight_through(),
-            }
-        } else {
-            RoutePolicy::Disabled
-        };
-        let cors = Arc::new(PathCors {
-            default,
-            by_method: Vec::new(),
-        });
+        let cors = PathSource::Static(Arc::new(layer_cors(&options, false)?));
         Ok(Self::for_path(cors, None, true))
+    }
+
+    /// The layer with its options replaced by `reload` from then on (see
+    /// [`CorsReload`](crate::cors::CorsReload)).
+    ///
+    /// ```
+    /// use cors_axum::cors::CorsReload;
+    /// use cors_axum::{CorsLayer, CorsOptions};
+    ///
+    /// let reload = CorsReload::new();
+    /// let layer = CorsLayer::new(CorsOptions::new().origin("https://a.example"))?
+    ///     .reloaded_by(&reload);
+    /// reload.reload(CorsOptions::new().origin("https://b.example"))?;
+    /// # drop(layer);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn reloaded_by(mut self, reload: &super::CorsReload) -> Self {
+        let slot = match self.cors {
+            PathSource::Reloadable(slot) => slot,
+            PathSource::Static(cors) => Arc::new(arc_swap::ArcSwap::new(cors)),
+        };
+        reload.register(super::reload::LayerReload { slot: slot.clone() });
+        self.cors = PathSource::Reloadable(slot);
+        self
     }
 
     /// The layer of one path (`route`) of a module covered by `CorsModule`; `service` when a
     /// handler of the path takes `CorsService`.
-    pub(crate) fn for_path(cors: Arc<PathCors>, route: Option<Arc<str>>, service: bool) -> Self {
+    pub(crate) fn for_path(cors: PathSource, route: Option<Arc<str>>, service: bool) -> Self {
         Self {
             cors,
             route,
@@ -241,7 +338,9 @@ pub struct CorsHandling<S> {
 
 impl<S, B> tower_service::Service<Request<B>> for CorsHandling<S>
 where
-    S: tower_service::Service<Request<B>, Response = Response>,
+    S: tower_service::Service<Request<B>, Response = Response> + Clone + Send + 'static,
+    S::Future: Send + 'static,
+    B: Send + 'static,
 {
     type Response = Response;
     type Error = S::Error;
@@ -252,6 +351,16 @@ where
     }
 
     fn call(&mut self, request: Request<B>) -> Self::Future {
+        if let Some(lookup) = self.cors.needs_lookup(&request) {
+            // The inner service goes into the future that awaits the decision; it was made
+            // ready, so it is the one called, and a clone stays for the next request.
+            let ready = self.inner.clone();
+            let mut inner = std::mem::replace(&mut self.inner, ready);
+            return self
+                .cors
+                .clone()
+                .handle_async(request, lookup, move |request| inner.call(request));
+        }
         let inner = &mut self.inner;
         self.cors.handle(request, |request| inner.call(request))
     }
@@ -260,10 +369,50 @@ where
 impl CorsLayer {
     /// Handles `request` as CORS requires: a preflight is answered here (and also passed to
     /// `call` when asked); any other request goes to `call`, and its answer gets the CORS
-    /// headers. `service`: the request keeps a state for `CorsService`.
+    /// headers. `service`: the request keeps a state for `CorsService`. A policy that decides
+    /// origins asynchronously needs [`handle_async`](Self::handle_async) instead, which
+    /// [`needs_lookup`](Self::needs_lookup) tells.
     pub(crate) fn handle<B, F>(
         &self,
+        request: Request<B>,
+        call: impl FnOnce(Request<B>) -> F,
+    ) -> ResponseFuture<F> {
+        self.handle_answered(request, None, call)
+    }
+
+    /// The asynchronous origin decision `request` needs first, if any.
+    pub(crate) fn needs_lookup<B>(&self, request: &Request<B>) -> Option<PendingLookup> {
+        self.cors.lookup(request)
+    }
+
+    /// [`handle`](Self::handle) once `lookup` has answered, at most its timeout; an error or a
+    /// timeout is answered as a refusal.
+    pub(crate) fn handle_async<B, F, C>(
+        self,
+        request: Request<B>,
+        pending: PendingLookup,
+        call: C,
+    ) -> ResponseFuture<F>
+    where
+        B: Send + 'static,
+        F: Send + 'static,
+        C: FnOnce(Request<B>) -> F + Send + 'static,
+    {
+        let PendingLookup { lookup, cors } = pending;
+        let layer = CorsLayer {
+            cors: PathSource::Static(cors),
+            ..self
+        };
+        ResponseFuture::lookup(Box::pin(async move {
+            let settled = settle(lookup).await;
+            layer.handle_answered(request, Some(settled.answer()), call)
+        }))
+    }
+
+    fn handle_answered<B, F>(
+        &self,
         mut request: Request<B>,
+        answer: Option<OriginAnswer<'_>>,
         call: impl FnOnce(Request<B>) -> F,
     ) -> ResponseFuture<F> {
         let CorsLayer {
@@ -272,16 +421,21 @@ impl CorsLayer {
             service,
         } = self;
         let route = route.as_deref();
-        let kind = {
-            let cors_request = CorsRequest::new(request.method(), request.headers());
-            if cors_request.kind() == RequestKind::Preflight {
+        let (kind, passthrough) = cors.with(|cors| {
+            let mut cors_request =
+                CorsRequest::new(request.method(), request.headers()).with_uri(request.uri());
+            if let Some(answer) = answer {
+                cors_request = cors_request.with_origin_answer(answer);
+            }
+            let kind = if cors_request.kind() == RequestKind::Preflight {
                 Err(cors.preflight(&cors_request, &request, route))
             } else {
                 Ok(cors.actual(&cors_request, &request, route))
-            }
-        };
+            };
+            (kind, cors.passes_preflight_through())
+        });
         let decision = match kind {
-            Err(preflight) if cors.passes_preflight_through() => {
+            Err(preflight) if passthrough => {
                 return ResponseFuture::passthrough(call(request), preflight);
             }
             Err(preflight) => return ResponseFuture::preflight(preflight),
@@ -331,6 +485,11 @@ pin_project_lite::pin_project! {
             future: F,
             state: Arc<RequestCors>,
         },
+        /// Awaiting an asynchronous origin decision, then the rest.
+        Lookup {
+            decision: Option<Pin<Box<dyn Future<Output = ResponseFuture<F>> + Send>>>,
+            then: Option<Pin<Box<ResponseFuture<F>>>>,
+        },
     }
 }
 
@@ -361,6 +520,16 @@ impl<F> ResponseFuture<F> {
     fn decided(future: F, decision: ActualDecision) -> Self {
         Self {
             kind: Kind::Decided { future, decision },
+        }
+    }
+
+    /// Awaits `decision`, then the future it makes.
+    fn lookup(decision: Pin<Box<dyn Future<Output = ResponseFuture<F>> + Send>>) -> Self {
+        Self {
+            kind: Kind::Lookup {
+                decision: Some(decision),
+                then: None,
+            },
         }
     }
 
@@ -408,7 +577,44 @@ where
                 write_actual(state.decision(), &mut response, credentials);
                 Poll::Ready(Ok(response))
             }
+            KindProj::Lookup { decision, then } => {
+                if let Some(pending) = decision {
+                    let next = std::task::ready!(pending.as_mut().poll(cx));
+                    *decision = None;
+                    *then = Some(Box::pin(next));
+                }
+                then.as_mut()
+                    .expect("the decision is made before the rest is polled")
+                    .as_mut()
+                    .poll(cx)
+            }
         }
+    }
+}
+
+/// How an asynchronous origin decision ended: allowed, refused, or failed (an error, or no
+/// answer within the policy's timeout), with the reason.
+enum Settled {
+    Answered(bool),
+    Failed(String),
+}
+
+impl Settled {
+    fn answer(&self) -> OriginAnswer<'_> {
+        match self {
+            Self::Answered(true) => OriginAnswer::Allowed,
+            Self::Answered(false) => OriginAnswer::Refused,
+            Self::Failed(reason) => OriginAnswer::Failed(reason),
+        }
+    }
+}
+
+/// Awaits `lookup`, at most its timeout.
+async fn settle(lookup: OriginLookup) -> Settled {
+    match tokio::time::timeout(lookup.timeout, lookup.future).await {
+        Ok(Ok(allowed)) => Settled::Answered(allowed),
+        Ok(Err(error)) => Settled::Failed(error.to_string()),
+        Err(_) => Settled::Failed(format!("no answer within {:?}", lookup.timeout)),
     }
 }
 
@@ -420,42 +626,69 @@ pub(crate) struct OptionsEndpoint(Arc<OptionsAnswer>);
 
 #[derive(Debug)]
 struct OptionsAnswer {
-    cors: Arc<PathCors>,
+    cors: PathSource,
     allow: HeaderValue,
     route: Arc<str>,
 }
 
 impl OptionsEndpoint {
-    pub(crate) fn new(cors: Arc<PathCors>, allow: HeaderValue, route: Arc<str>) -> Self {
+    pub(crate) fn new(cors: PathSource, allow: HeaderValue, route: Arc<str>) -> Self {
         Self(Arc::new(OptionsAnswer { cors, allow, route }))
     }
 }
 
-impl<B> tower_service::Service<Request<B>> for OptionsEndpoint {
+impl<B: Send + 'static> tower_service::Service<Request<B>> for OptionsEndpoint {
     type Response = Response;
     type Error = Infallible;
-    type Future = std::future::Ready<Result<Response, Infallible>>;
+    type Future = ResponseFuture<std::future::Ready<Result<Response, Infallible>>>;
 
     fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
         Poll::Ready(Ok(()))
     }
 
+    #[expect(
+        clippy::async_yields_async,
+        reason = "the future the decision makes is polled in place by `ResponseFuture`"
+    )]
     fn call(&mut self, request: Request<B>) -> Self::Future {
-        let OptionsAnswer { cors, allow, route } = &*self.0;
+        if let Some(PendingLookup { lookup, cors }) = self.0.cors.lookup(&request) {
+            let endpoint = self.clone();
+            return ResponseFuture::lookup(Box::pin(async move {
+                let settled = settle(lookup).await;
+                let answer = endpoint.answer(&cors, &request, Some(settled.answer()));
+                ResponseFuture::preflight(answer)
+            }));
+        }
+        let answer = self.0.cors.with(|cors| self.answer(cors, &request, None));
+        ResponseFuture::preflight(answer)
+    }
+}
+
+impl OptionsEndpoint {
+    /// The answer of `cors` to `request`.
+    fn answer<B>(
+        &self,
+        cors: &PathCors,
+        request: &Request<B>,
+        answer: Option<OriginAnswer<'_>>,
+    ) -> Response {
+        let OptionsAnswer { allow, route, .. } = &*self.0;
         let route = Some(&**route);
-        let cors_request = CorsRequest::new(request.method(), request.headers());
-        let response = if cors_request.kind() == RequestKind::Preflight {
-            cors.preflight(&cors_request, &request, route)
-        } else {
-            let mut response = Response::new(Body::empty());
-            *response.status_mut() = StatusCode::NO_CONTENT;
-            response.headers_mut().insert(header::ALLOW, allow.clone());
-            if let Some(decision) = cors.actual(&cors_request, &request, route) {
-                write_actual(&decision, &mut response, ResponseCredentials::Policy);
-            }
-            response
-        };
-        std::future::ready(Ok(response))
+        let mut cors_request =
+            CorsRequest::new(request.method(), request.headers()).with_uri(request.uri());
+        if let Some(answer) = answer {
+            cors_request = cors_request.with_origin_answer(answer);
+        }
+        if cors_request.kind() == RequestKind::Preflight {
+            return cors.preflight(&cors_request, request, route);
+        }
+        let mut response = Response::new(Body::empty());
+        *response.status_mut() = StatusCode::NO_CONTENT;
+        response.headers_mut().insert(header::ALLOW, allow.clone());
+        if let Some(decision) = cors.actual(&cors_request, request, route) {
+            write_actual(&decision, &mut response, ResponseCredentials::Policy);
+        }
+        response
     }
 }
 

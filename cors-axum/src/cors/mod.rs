@@ -3,6 +3,7 @@
 //! responses, [`CorsLayer`] for plain routers, and the types they are made of.
 
 mod layer;
+pub(crate) mod reload;
 mod service;
 
 use std::collections::HashMap;
@@ -13,8 +14,15 @@ use cors_axum_core::{CorsConfigError, CorsOptions, CorsPolicy};
 use http::{HeaderValue, Method};
 
 pub use layer::{CorsHandling, CorsLayer, ResponseFuture};
-pub(crate) use layer::{MethodNotAllowed, NotFound, OptionsEndpoint, PathCors, RoutePolicy};
+pub(crate) use layer::{
+    MethodNotAllowed, NotFound, OptionsEndpoint, PathCors, PathSource, RoutePolicy,
+};
+pub use reload::CorsReload;
 pub use service::{CorsService, CorsServiceRejection};
+
+/// What an [asynchronous origin decision](crate::AllowOrigin::async_predicate) is given, and
+/// the error it may fail with.
+pub use cors_axum_core::{BoxError, OriginQuery};
 
 use crate::error::BuildError;
 use crate::module::{Import, IntoImport};
@@ -143,7 +151,9 @@ impl ModuleCors {
         } else {
             format!("`CorsModule` imported by `{module}`")
         };
-        CorsPolicy::from_options(&options).map_err(|e| cors_error(module, None, given_in, e))?;
+        // Only to validate: compiled without storing its values for the life of the process.
+        CorsPolicy::from_options_reloadable(&options)
+            .map_err(|e| cors_error(module, None, given_in, e))?;
         Ok(Some(ModuleCors {
             options,
             from: module,
@@ -158,24 +168,29 @@ impl ModuleCors {
     /// The policy of paths that match no route (the `404` answer), with the options the
     /// application provides: the methods a preflight asks for are allowed, since no route says
     /// otherwise.
+    /// `reloadable` compiles it to be replaced by a reload.
     pub(crate) fn fallback_policy(
         &self,
         application: Option<&CorsOptions>,
+        reloadable: bool,
     ) -> Result<CorsPolicy, BuildError> {
         let options = match application {
             Some(given) => self.options.merge(given),
             None => self.options.clone(),
         };
-        CorsPolicy::from_options(&options)
-            .map(layer::served)
-            .map_err(|e| {
-                cors_error(
-                    self.from,
-                    None,
-                    format!("`CorsModule` imported by `{}`", self.from),
-                    e,
-                )
-            })
+        let compiled = if reloadable {
+            CorsPolicy::from_options_reloadable(&options)
+        } else {
+            CorsPolicy::from_options(&options)
+        };
+        compiled.map(layer::served).map_err(|e| {
+            cors_error(
+                self.from,
+                None,
+                format!("`CorsModule` imported by `{}`", self.from),
+                e,
+            )
+        })
     }
 }
 
@@ -204,6 +219,9 @@ pub(crate) struct ModuleCorsPaths {
     options: CorsOptions,
     /// Paths without options of their own share one compiled policy per set of methods.
     shared: HashMap<Vec<Method>, Arc<PathCors>>,
+    /// When the application's options can be reloaded: what it takes to compile the paths
+    /// again, and where to put the result.
+    reload: Option<reload::ModuleReload>,
 }
 
 impl ModuleCorsPaths {
@@ -228,7 +246,9 @@ impl ModuleCorsPaths {
             let Some(given) = given else { continue };
             options = options.merge(given);
             if options.is_enabled() {
-                CorsPolicy::from_options(&options)
+                // Only to validate: compiled without storing its values for the life of the
+                // process, which a reload would otherwise add to each time.
+                CorsPolicy::from_options_reloadable(&options)
                     .map_err(|e| cors_error(module, None, given_in, e))?;
             }
         }
@@ -237,7 +257,24 @@ impl ModuleCorsPaths {
             from: cors.from,
             options,
             shared: HashMap::new(),
+            reload: None,
         })
+    }
+
+    /// Makes the module's paths reloadable by `reload`, with the options the module itself
+    /// provides (`module`), which a reload of the application's options leaves as they are.
+    pub(crate) fn reloadable(mut self, cors: &ModuleCors, module: Option<&CorsOptions>) -> Self {
+        self.reload = Some(reload::ModuleReload::new(
+            self.module,
+            cors.clone(),
+            module.cloned(),
+        ));
+        self
+    }
+
+    /// What a reload of this module's paths needs, once they are all compiled.
+    pub(crate) fn into_reload_target(self) -> Option<reload::ModuleReload> {
+        self.reload
     }
 
     /// Compiles the CORS of one path with `routes`; returns it with the `OPTIONS` route to add
@@ -262,37 +299,50 @@ impl ModuleCorsPaths {
         if generate_options {
             methods.insert(0, Method::OPTIONS);
         }
-        let own_options = routes
-            .iter()
-            .any(|r| r.controller_options.is_some() || r.route_options.is_some());
-
-        let mut coverage = Vec::with_capacity(routes.len());
-        let cors = if own_options {
-            Arc::new(self.compile_routes(path, &methods, routes, &mut coverage)?)
-        } else {
-            let level = self.module_coverage();
-            coverage.extend(routes.iter().map(|_| level.clone()));
-            match self.shared.get(&methods) {
-                Some(cors) => cors.clone(),
-                None => {
-                    let cors = Arc::new(PathCors {
-                        default: self.policy(&self.options, &methods, path, None)?,
-                        by_method: Vec::new(),
-                    });
-                    self.shared.insert(methods.clone(), cors.clone());
-                    cors
-                }
-            }
+        let (cors, coverage) = self.path_cors(path, &methods, routes)?;
+        let source = match &mut self.reload {
+            None => PathSource::Static(cors),
+            Some(reload) => PathSource::Reloadable(reload.add_path(path, &methods, routes, cors)),
         };
         let options_route = generate_options.then(|| {
-            let endpoint = OptionsEndpoint::new(cors.clone(), allow_header(&methods), path.clone());
+            let endpoint =
+                OptionsEndpoint::new(source.clone(), allow_header(&methods), path.clone());
             axum::routing::on_service(axum::routing::MethodFilter::OPTIONS, endpoint)
         });
         Ok(CompiledPath {
-            layer: CorsLayer::for_path(cors, Some(path.clone()), service),
+            layer: CorsLayer::for_path(source, Some(path.clone()), service),
             options_route,
             coverage,
         })
+    }
+
+    /// The compiled CORS of one path with `methods` and `routes`, and how each route is covered
+    /// (in the order of `routes`).
+    pub(crate) fn path_cors(
+        &mut self,
+        path: &str,
+        methods: &[Method],
+        routes: &[CorsRoute<'_>],
+    ) -> Result<(Arc<PathCors>, Vec<RouteCors>), BuildError> {
+        let own_options = routes
+            .iter()
+            .any(|r| r.controller_options.is_some() || r.route_options.is_some());
+        let mut coverage = Vec::with_capacity(routes.len());
+        if own_options {
+            let cors = self.compile_routes(path, methods, routes, &mut coverage)?;
+            return Ok((Arc::new(cors), coverage));
+        }
+        let level = self.module_coverage();
+        coverage.extend(routes.iter().map(|_| level.clone()));
+        if let Some(cors) = self.shared.get(methods) {
+            return Ok((cors.clone(), coverage));
+        }
+        let cors = Arc::new(PathCors {
+            default: self.policy(&self.options, methods, path, None)?,
+            by_method: Vec::new(),
+        });
+        self.shared.insert(methods.to_vec(), cors.clone());
+        Ok((cors, coverage))
     }
 
     /// Whether CORS is on for the module's routes (unless a controller or route says otherwise).
@@ -373,7 +423,12 @@ impl ModuleCorsPaths {
         if !options.is_enabled() {
             return Ok(RoutePolicy::Disabled);
         }
-        match CorsPolicy::for_route(options, methods) {
+        let compiled = if self.reload.is_some() {
+            CorsPolicy::for_route_reloadable(options, methods)
+        } else {
+            CorsPolicy::for_route(options, methods)
+        };
+        match compiled {
             Ok(policy) => Ok(RoutePolicy::Enabled {
                 policy: Box::new(layer::served(policy)),
                 passthrough: options.passes_preflight_through(),
