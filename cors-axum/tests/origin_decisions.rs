@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use axum::Router;
 use axum::middleware::{self, Next};
 use axum::response::Response;
-use common::{Answer, request, send};
+use common::{request, send};
 use cors_axum::prelude::*;
 use cors_axum::{AllowOrigin, CorsLayer};
 use http::StatusCode;
