@@ -228,13 +228,13 @@ impl<S: Clone + Send + Sync + 'static> ApplicationBuilder<S> {
             .expect("the router is put back after each route");
         if let Some(cors) = root_cors.filter(ModuleCors::is_enabled) {
             let application = builder.providers.get::<CorsOptions>();
-            let fallback = Arc::new(PathCors {
-                default: RoutePolicy::Enabled {
+            let fallback = Arc::new(PathCors::new(
+                RoutePolicy::Enabled {
                     policy: Box::new(cors.fallback_policy(application, builder.reload.is_some())?),
                     passthrough: false,
                 },
-                by_method: Vec::new(),
-            });
+                Vec::new(),
+            ));
             let source = match &builder.reload {
                 None => PathSource::Static(fallback),
                 Some(reload) => {

@@ -9,8 +9,8 @@
 
 use std::convert::Infallible;
 use std::future::Future;
-use std::marker::PhantomData;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use axum::extract::Request;
@@ -77,10 +77,11 @@ where
         filter,
         Wrapped {
             inner: handler,
-            guards,
-            cors,
-            scope,
-            marker: PhantomData,
+            setup: Arc::new(Setup {
+                guards,
+                cors,
+                scope,
+            }),
         },
     )
 }
@@ -88,20 +89,22 @@ where
 /// A user's handler with the route's providers, CORS and guards.
 struct Wrapped<H, S> {
     inner: H,
+    /// Behind one reference count: axum clones the handler for every request.
+    setup: Arc<Setup<S>>,
+}
+
+/// What [`Wrapped`] adds to the user's handler.
+struct Setup<S> {
     guards: Guards<S>,
     cors: Option<CorsLayer>,
     scope: Option<ProviderScope>,
-    marker: PhantomData<fn() -> S>,
 }
 
 impl<H: Clone, S> Clone for Wrapped<H, S> {
     fn clone(&self) -> Self {
         Self {
             inner: self.inner.clone(),
-            guards: self.guards.clone(),
-            cors: self.cors.clone(),
-            scope: self.scope.clone(),
-            marker: PhantomData,
+            setup: Arc::clone(&self.setup),
         }
     }
 }
@@ -115,22 +118,17 @@ where
     type Future = WrappedFuture<H::Future>;
 
     fn call(self, mut request: Request, state: S) -> Self::Future {
-        let Wrapped {
-            inner,
-            guards,
-            cors,
-            scope,
-            ..
-        } = self;
-        if let Some(scope) = scope {
-            request.extensions_mut().insert(scope);
+        let Wrapped { inner, setup } = self;
+        if let Some(scope) = &setup.scope {
+            request.extensions_mut().insert(scope.clone());
         }
+        let guards = (!setup.guards.is_empty()).then(|| setup.guards.clone());
         let call = move |request: Request| {
-            if guards.is_empty() {
+            let Some(guards) = guards else {
                 return Inner::Direct {
                     future: inner.call(request, state),
                 };
-            }
+            };
             let guarded = async move {
                 let (mut parts, body) = request.into_parts();
                 for guard in guards.iter() {
@@ -144,7 +142,7 @@ where
                 future: Box::pin(guarded),
             }
         };
-        match cors {
+        match &setup.cors {
             None => WrappedFuture::Plain {
                 future: call(request),
             },
@@ -153,7 +151,7 @@ where
                     future: call(request),
                 };
                 let future = match cors.needs_lookup(&request) {
-                    Some(lookup) => cors.handle_async(request, lookup, call),
+                    Some(lookup) => cors.clone().handle_async(request, lookup, call),
                     None => cors.handle(request, call),
                 };
                 WrappedFuture::Cors { future }

@@ -7,7 +7,9 @@ use http::{HeaderMap, HeaderValue};
 
 use crate::Refusal;
 use crate::policy::{STAR, TRUE};
-use crate::vary::VaryNames;
+use std::sync::Arc;
+
+use crate::vary::{VARY_ORIGIN, VaryNames};
 
 /// Whether an actual response is credentialed: known only once the handler has run.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -24,7 +26,7 @@ pub enum ResponseCredentials {
 }
 
 /// What the policy decided about the request's origin.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Verdict {
     /// No `Origin`: not a CORS request.
     NotCors,
@@ -37,14 +39,14 @@ pub(crate) enum Verdict {
 }
 
 /// Why an origin is refused, without the origin itself (which the decision keeps).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum OriginRefusal {
     NotAllowed,
     Null,
     Several,
     Malformed,
-    /// An asynchronous decision failed: the reason, kept for the refusal (rare, so boxed).
-    LookupFailed(Box<str>),
+    /// An asynchronous decision failed (the decision keeps the reason).
+    LookupFailed,
 }
 
 impl Verdict {
@@ -53,7 +55,7 @@ impl Verdict {
             Refusal::NullOriginNotEnabled => OriginRefusal::Null,
             Refusal::SeveralOrigins => OriginRefusal::Several,
             Refusal::MalformedOrigin { .. } => OriginRefusal::Malformed,
-            Refusal::OriginLookupFailed { reason } => OriginRefusal::LookupFailed(reason.into()),
+            Refusal::OriginLookupFailed { .. } => OriginRefusal::LookupFailed,
             _ => OriginRefusal::NotAllowed,
         })
     }
@@ -97,9 +99,12 @@ pub struct ActualDecision {
     pub(crate) verdict: Verdict,
     /// Whether the options allow credentials.
     pub(crate) credentials: bool,
-    /// `Vary` of every answer, CORS or not: `Origin` unless any origin is allowed, and the
-    /// headers a request-aware origin decision reads.
-    pub(crate) vary: Option<VaryNames>,
+    /// Whether every answer, CORS or not, gets `Vary: Origin` (unless any origin is allowed).
+    pub(crate) vary_origin: bool,
+    /// `Vary` instead, when a request-aware origin decision reads more headers than `Origin`.
+    pub(crate) vary_names: Option<Arc<VaryNames>>,
+    /// Why an asynchronous origin decision failed, for the refusal.
+    pub(crate) lookup_failure: Option<Box<str>>,
     /// `Access-Control-Expose-Headers`, when granted and configured.
     pub(crate) expose_headers: Option<HeaderValue>,
 }
@@ -146,11 +151,13 @@ impl ActualDecision {
     /// the browser will then accept a credentialed answer is known only when writing: see
     /// [`write`](ActualDecision::write).
     pub fn refusal(&self) -> Option<Refusal<'_>> {
-        let Verdict::Refused(why) = &self.verdict else {
+        let Verdict::Refused(why) = self.verdict else {
             return None;
         };
         Some(match (why, &self.origin) {
-            (OriginRefusal::LookupFailed(reason), _) => Refusal::OriginLookupFailed { reason },
+            (OriginRefusal::LookupFailed, _) => Refusal::OriginLookupFailed {
+                reason: self.lookup_failure.as_deref().unwrap_or_default(),
+            },
             (OriginRefusal::Null, _) => Refusal::NullOriginNotEnabled,
             (OriginRefusal::NotAllowed, Some(origin)) => Refusal::OriginNotAllowed { origin },
             (OriginRefusal::Malformed, Some(origin)) => Refusal::MalformedOrigin { origin },
@@ -178,7 +185,7 @@ impl ActualDecision {
         credentials: ResponseCredentials,
     ) -> Option<Refusal<'_>> {
         let credentialed = self.credentials || credentials == ResponseCredentials::Include;
-        let refusal = match (&self.verdict, &self.origin) {
+        let refusal = match (self.verdict, &self.origin) {
             (Verdict::AnyOrigin, _) => {
                 self.grant(response_headers, STAR, credentialed);
                 credentialed.then_some(Refusal::CredentialsUnderAnyOrigin)
@@ -189,8 +196,10 @@ impl ActualDecision {
             }
             _ => self.refusal(),
         };
-        if let Some(vary) = &self.vary {
-            vary.apply(response_headers);
+        match &self.vary_names {
+            Some(names) => names.apply(response_headers),
+            None if self.vary_origin => VARY_ORIGIN.apply(response_headers),
+            None => {}
         }
         refusal
     }

@@ -541,6 +541,11 @@ impl CompiledOrigin {
         }
     }
 
+    /// Whether the rule decides asynchronously.
+    pub(crate) fn is_async(&self) -> bool {
+        matches!(self.rule, OriginRule::Async(..))
+    }
+
     /// The asynchronous decision to make for `request`, if the rule has one and the request
     /// has one well-formed origin the decision has not answered yet.
     pub(crate) fn lookup(&self, request: &CorsRequest<'_>) -> Option<OriginLookup> {

@@ -1,5 +1,7 @@
 //! [`CorsPolicy`]: validated, precompiled options, and the decision on each request.
 
+use std::sync::Arc;
+
 use http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode};
 
 use crate::actual::{ActualDecision, Verdict};
@@ -9,6 +11,7 @@ use crate::allow_origin::{CompiledOrigin, OriginLookup, OriginRule};
 use crate::header::{ACCESS_CONTROL_ALLOW_PRIVATE_NETWORK, ACCESS_CONTROL_REQUEST_PRIVATE_NETWORK};
 use crate::preflight::{PreflightDecision, PreflightGrant};
 use crate::request::Lines;
+use crate::request::OriginAnswer;
 use crate::vary::{self, VaryNames};
 use crate::{CorsConfigError, CorsOptions, CorsRequest, Refusal, RejectedPreflight, RequestKind};
 
@@ -73,8 +76,9 @@ pub struct CorsPolicy {
     pub(crate) rejected_status: StatusCode,
     /// `Vary` of every preflight answer, granted or refused.
     pub(crate) preflight_vary: VaryNames,
-    /// `Vary` of every other answer, CORS or not.
-    actual_vary: Option<VaryNames>,
+    /// `Vary` of every other answer, CORS or not, when a request-aware origin decision reads
+    /// more than `Origin` (otherwise `Origin` unless any origin is allowed).
+    actual_vary: Option<Arc<VaryNames>>,
     /// The headers of a granted preflight answer, prebuilt (see
     /// [`PreflightDecision::write`]).
     pub(crate) preflight_headers: HeaderMap,
@@ -186,10 +190,15 @@ impl CorsPolicy {
         if !any_origin {
             preflight_vary |= vary::ORIGIN;
         }
-        let actual_vary = VaryNames::with_extra(
-            if any_origin { 0 } else { vary::ORIGIN },
-            &origin.varying_on,
-        );
+        let actual_vary = if origin.varying_on.is_empty() {
+            None
+        } else {
+            VaryNames::with_extra(
+                if any_origin { 0 } else { vary::ORIGIN },
+                &origin.varying_on,
+            )
+            .map(Arc::new)
+        };
         let preflight_vary = VaryNames::with_extra(preflight_vary, &origin.varying_on)
             .expect("the set names `Vary` headers");
         let mut policy = CorsPolicy {
@@ -277,6 +286,13 @@ impl CorsPolicy {
         self.origin.lookup(request)
     }
 
+    /// Whether origins are decided asynchronously, i.e. whether
+    /// [`origin_lookup`](Self::origin_lookup) may ask for a lookup: a caller that knows the
+    /// answer once, when it builds its service, skips the question per request.
+    pub fn decides_origins_asynchronously(&self) -> bool {
+        self.origin.is_async()
+    }
+
     /// Decides on a preflight ([`RequestKind::Preflight`]): granted, with the headers to answer
     /// with, or refused, with the reason. Nothing is written until
     /// [`PreflightDecision::write`].
@@ -346,7 +362,12 @@ impl CorsPolicy {
             origin: request.origin().cloned(),
             verdict,
             credentials: self.credentials,
-            vary: self.actual_vary.clone(),
+            vary_origin: !self.any_origin,
+            vary_names: self.actual_vary.clone(),
+            lookup_failure: match (&verdict, request.origin_answer()) {
+                (Verdict::Refused(_), Some(OriginAnswer::Failed(reason))) => Some(reason.into()),
+                _ => None,
+            },
             expose_headers: if granted {
                 self.expose_headers.clone()
             } else {

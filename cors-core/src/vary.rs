@@ -27,6 +27,13 @@ pub(crate) const REQUEST_HEADERS: u8 = 1 << 2;
 /// `Access-Control-Request-Private-Network`.
 pub(crate) const REQUEST_PRIVATE_NETWORK: u8 = 1 << 3;
 
+/// `Vary: Origin`, for actual responses whose answer depends on the origin alone.
+pub(crate) static VARY_ORIGIN: VaryNames = VaryNames {
+    set: ORIGIN,
+    extra: None,
+    value: HeaderValue::from_static("Origin"),
+};
+
 /// A fixed set of names to add to `Vary` (bits of [`NAMES`], and names an origin decision
 /// depends on), with its header value prebuilt.
 #[derive(Debug, Clone)]

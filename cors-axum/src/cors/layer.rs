@@ -35,10 +35,7 @@ pub(crate) fn layer_cors(
     } else {
         RoutePolicy::Disabled
     };
-    Ok(PathCors {
-        default,
-        by_method: Vec::new(),
-    })
+    Ok(PathCors::new(default, Vec::new()))
 }
 
 /// `policy` as the layer serves it: preflight answers carry `Content-Length: 0`, which axum
@@ -74,28 +71,46 @@ impl PathSource {
     /// The asynchronous origin decision to make before answering `request`, if any, with the
     /// CORS it was asked of: the request is answered by that one even if a reload replaces it
     /// while the decision is awaited.
+    #[inline]
     fn lookup<B>(&self, request: &Request<B>) -> Option<PendingLookup> {
-        let pending = |cors: &Arc<PathCors>| {
-            let request =
-                CorsRequest::new(request.method(), request.headers()).with_uri(request.uri());
-            let lookup = cors.lookup(&request)?;
-            Some(PendingLookup {
-                lookup,
-                cors: Arc::clone(cors),
-            })
-        };
         match self {
-            PathSource::Static(cors) => pending(cors),
-            PathSource::Reloadable(slot) => pending(&slot.load()),
+            PathSource::Static(cors) if !cors.asynchronous => None,
+            _ => self.lookup_reloadable_or_asynchronous(request),
         }
+    }
+
+    fn lookup_reloadable_or_asynchronous<B>(&self, request: &Request<B>) -> Option<PendingLookup> {
+        let loaded;
+        let cors: &Arc<PathCors> = match self {
+            PathSource::Static(cors) => cors,
+            PathSource::Reloadable(slot) => {
+                loaded = slot.load();
+                &loaded
+            }
+        };
+        if !cors.asynchronous {
+            return None;
+        }
+        let request = CorsRequest::new(request.method(), request.headers()).with_uri(request.uri());
+        let lookup = cors.lookup(&request)?;
+        Some(PendingLookup {
+            lookup,
+            cors: Arc::clone(cors),
+        })
     }
 
     /// Calls `f` with the path's CORS as it is now.
     fn with<T>(&self, f: impl FnOnce(&PathCors) -> T) -> T {
-        match self {
-            PathSource::Static(cors) => f(cors),
-            PathSource::Reloadable(slot) => f(&slot.load()),
-        }
+        // One call of `f`, so that it is inlined.
+        let loaded;
+        let cors: &PathCors = match self {
+            PathSource::Static(cors) => cors,
+            PathSource::Reloadable(slot) => {
+                loaded = slot.load();
+                &loaded
+            }
+        };
+        f(cors)
     }
 }
 
@@ -110,11 +125,27 @@ pub(crate) struct PendingLookup {
 /// controller or route has options of its own.
 #[derive(Debug)]
 pub(crate) struct PathCors {
-    pub(crate) default: RoutePolicy,
-    pub(crate) by_method: Vec<(Method, RoutePolicy)>,
+    default: RoutePolicy,
+    by_method: Vec<(Method, RoutePolicy)>,
+    /// Whether any of its policies decides origins asynchronously.
+    asynchronous: bool,
 }
 
 impl PathCors {
+    pub(crate) fn new(default: RoutePolicy, by_method: Vec<(Method, RoutePolicy)>) -> Self {
+        let asynchronous = |policy: &RoutePolicy| match policy {
+            RoutePolicy::Enabled { policy, .. } => policy.decides_origins_asynchronously(),
+            RoutePolicy::Disabled => false,
+        };
+        let asynchronous =
+            asynchronous(&default) || by_method.iter().any(|(_, policy)| asynchronous(policy));
+        Self {
+            default,
+            by_method,
+            asynchronous,
+        }
+    }
+
     fn policy_for(&self, method: &Method) -> &RoutePolicy {
         self.by_method
             .iter()

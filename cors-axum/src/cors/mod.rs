@@ -337,10 +337,10 @@ impl ModuleCorsPaths {
         if let Some(cors) = self.shared.get(methods) {
             return Ok((cors.clone(), coverage));
         }
-        let cors = Arc::new(PathCors {
-            default: self.policy(&self.options, methods, path, None)?,
-            by_method: Vec::new(),
-        });
+        let cors = Arc::new(PathCors::new(
+            self.policy(&self.options, methods, path, None)?,
+            Vec::new(),
+        ));
         self.shared.insert(methods.to_vec(), cors.clone());
         Ok((cors, coverage))
     }
@@ -410,7 +410,7 @@ impl ModuleCorsPaths {
         if !has_head && let Some((_, get)) = by_method.iter().find(|(m, _)| *m == Method::GET) {
             by_method.push((Method::HEAD, get.clone()));
         }
-        Ok(PathCors { default, by_method })
+        Ok(PathCors::new(default, by_method))
     }
 
     fn policy(

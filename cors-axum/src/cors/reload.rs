@@ -204,13 +204,13 @@ pub(crate) struct FallbackReload {
 impl Target for FallbackReload {
     fn prepare(&self, options: &CorsOptions) -> Result<Box<dyn FnOnce() + Send>, BuildError> {
         let policy = self.cors.fallback_policy(Some(options), true)?;
-        let cors = Arc::new(PathCors {
-            default: RoutePolicy::Enabled {
+        let cors = Arc::new(PathCors::new(
+            RoutePolicy::Enabled {
                 policy: Box::new(policy),
                 passthrough: false,
             },
-            by_method: Vec::new(),
-        });
+            Vec::new(),
+        ));
         let slot = self.slot.clone();
         Ok(Box::new(move || slot.store(cors)))
     }
