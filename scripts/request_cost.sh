@@ -18,7 +18,7 @@ trap 'rm -rf "$OUT"' EXIT
 N=1000
 count() { # router request -> "instructions allocations" per request
     local case="$1/$2"
-    REQUEST_COST_ONCE=$case valgrind --tool=callgrind --toggle-collect='requests::drive' \
+    REQUEST_COST_ONCE=$case valgrind --tool=callgrind --toggle-collect='requests::seed::drive' \
         --callgrind-out-file="$OUT/cg" "$BIN" >"$OUT/out" 2>"$OUT/cg.log"
     local instructions allocations
     instructions=$(grep -E '^summary:' "$OUT/cg" | awk '{print $2}')

@@ -1,0 +1,42 @@
+//! Heap allocations per request through the whole `axum::Router` of the seed example, counted
+//! by a counting allocator: `CorsModule` allocates no more than the floor (plain axum whose
+//! handlers write the same headers statically) on any request, so the CORS handling itself
+//! adds none. The figures are printed for `docs/PERFORMANCE.md`.
+
+#[path = "../benches/seed/mod.rs"]
+#[allow(dead_code)]
+mod seed;
+
+use std::hint::black_box;
+
+use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
+
+#[global_allocator]
+static GLOBAL: &StatsAlloc<std::alloc::System> = &INSTRUMENTED_SYSTEM;
+
+/// Allocations per request of `which` through `router`, over 100 requests after a warm-up.
+fn allocations(router: &str, which: &str) -> f64 {
+    const N: usize = 100;
+    let mut router = seed::router(router);
+    let first = seed::drive(&mut router, seed::request(which));
+    assert!(first.status().is_success(), "{which}: {}", first.status());
+    let requests: Vec<_> = (0..N).map(|_| seed::request(which)).collect();
+    let region = Region::new(GLOBAL);
+    for request in requests {
+        drop(black_box(seed::drive(&mut router, request)));
+    }
+    region.change().allocations as f64 / N as f64
+}
+
+// One test in this binary: the allocator counts every thread.
+#[test]
+fn the_cors_layer_allocates_no_more_than_the_floor() {
+    for which in seed::REQUESTS {
+        let ours = allocations("ours", which);
+        let floor = allocations("floor", which);
+        let tower = allocations("tower-http", which);
+        println!("{which}: ours {ours}, tower-http {tower}, floor {floor}");
+        assert!(ours <= floor, "{which}: ours {ours} > floor {floor}");
+        assert!(ours < tower, "{which}: ours {ours} >= tower-http {tower}");
+    }
+}
