@@ -8,22 +8,20 @@ mod api;
 
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
+use cors_axum::cors::CorsReload;
 use http_body_util::BodyExt;
 use tower::ServiceExt;
 
 const PAGE: &str = "http://localhost:8080";
 
+const CONFIG: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/app/config.json");
+
 fn config() -> api::Config {
-    let text = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/examples/app/config.json"
-    ))
-    .unwrap();
-    serde_json::from_str(&text).unwrap()
+    api::read_config(CONFIG).unwrap()
 }
 
 fn router() -> axum::Router {
-    api::application(&config())
+    api::application(&config(), &CorsReload::new())
         .router()
         .unwrap()
         .with_state(api::AppState::default())
@@ -141,7 +139,9 @@ async fn signing_in_sets_a_cookie_on_a_credentialed_response() {
 fn an_invalid_cors_configuration_is_refused_at_start_naming_the_option() {
     let mut config = config();
     config.cors = serde_json::from_str(r#"{"origin": "*", "credentials": true}"#).unwrap();
-    let err = api::application(&config).build().unwrap_err();
+    let err = api::application(&config, &CorsReload::new())
+        .build()
+        .unwrap_err();
     assert_eq!(
         err.to_string(),
         "invalid CORS options in `.provide(..)` of the application builder"
@@ -151,4 +151,45 @@ fn an_invalid_cors_configuration_is_refused_at_start_naming_the_option() {
         cause.starts_with("invalid CORS option `credentials`"),
         "{cause}"
     );
+}
+
+#[tokio::test]
+async fn the_cors_options_are_reloaded_from_the_file_and_a_bad_file_changes_nothing() {
+    let dir = std::env::temp_dir().join(format!("example-app-reload-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("config.json");
+    let path = path.to_str().unwrap();
+    let write = |origin: &str| {
+        let mut config: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(CONFIG).unwrap()).unwrap();
+        config["cors"]["origin"] = serde_json::json!(origin);
+        std::fs::write(path, config.to_string()).unwrap();
+    };
+    let allowed = |router: axum::Router, origin: &'static str| async move {
+        let (_, headers, _) = send(&router, "GET", "/health", &[("origin", origin)], "").await;
+        headers.get("access-control-allow-origin").is_some()
+    };
+
+    let reload = CorsReload::new();
+    let router = api::application(&config(), &reload)
+        .router()
+        .unwrap()
+        .with_state(api::AppState::default());
+    assert!(allowed(router.clone(), PAGE).await);
+    assert!(!allowed(router.clone(), "https://new.example").await);
+
+    write("https://new.example");
+    api::reload_cors(path, &reload).unwrap();
+    assert!(!allowed(router.clone(), PAGE).await);
+    assert!(allowed(router.clone(), "https://new.example").await);
+
+    // An invalid origin, then a file that is not JSON: errors, and the options stay.
+    write("https://new.example/path");
+    let error = format!("{:#}", api::reload_cors(path, &reload).unwrap_err());
+    assert!(error.contains("origin"), "{error}");
+    std::fs::write(path, "{").unwrap();
+    assert!(api::reload_cors(path, &reload).is_err());
+    assert!(allowed(router.clone(), "https://new.example").await);
+
+    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -3,10 +3,12 @@
 
 use std::sync::{Arc, RwLock};
 
+use anyhow::Context as _;
 use axum::Json;
 use axum::extract::{FromRef, FromRequestParts, Path, State};
 use axum::http::request::Parts;
 use axum::http::{StatusCode, header};
+use cors_axum::cors::CorsReload;
 use cors_axum::prelude::*;
 use cors_axum::{ApplicationBuilder, CorsOptions};
 use serde::{Deserialize, Serialize};
@@ -179,9 +181,26 @@ rest_root_module! {
     }
 }
 
-/// The application as configured: the CORS options and the token come from the configuration.
-pub(crate) fn application(config: &Config) -> ApplicationBuilder<AppState> {
+/// The application as configured: the CORS options and the token come from the configuration;
+/// `reload` replaces the CORS options later ([`reload_cors`]).
+pub(crate) fn application(config: &Config, reload: &CorsReload) -> ApplicationBuilder<AppState> {
     AppModule::builder()
         .provide(config.cors.clone())
         .provide(ApiToken(config.api_token.clone()))
+        .cors_reload(reload)
+}
+
+/// Reads the configuration file at `path`.
+pub(crate) fn read_config(path: &str) -> anyhow::Result<Config> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("reading {path}"))?;
+    serde_json::from_str(&text).with_context(|| format!("parsing {path}"))
+}
+
+/// Replaces the CORS options with those of the configuration file at `path`, read again. A file
+/// that cannot be read or parsed, or invalid options, are an error, and the current options stay.
+pub(crate) fn reload_cors(path: &str, reload: &CorsReload) -> anyhow::Result<()> {
+    let config = read_config(path)?;
+    reload
+        .reload(config.cors)
+        .with_context(|| format!("the CORS options in {path}"))
 }

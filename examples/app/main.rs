@@ -5,6 +5,7 @@
 //! ```text
 //! cargo run --example app                      # reads examples/app/config.json
 //! APP_CONFIG=my-config.json cargo run --example app
+//! kill -HUP <pid>                              # re-reads the CORS options from the file
 //! ```
 //!
 //! Then, from a page on `http://localhost:8080` (or with curl):
@@ -18,7 +19,7 @@
 
 mod api;
 
-use anyhow::Context as _;
+use cors_axum::cors::CorsReload;
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
@@ -32,14 +33,29 @@ async fn main() -> anyhow::Result<()> {
     let path = std::env::var("APP_CONFIG").unwrap_or_else(|_| {
         concat!(env!("CARGO_MANIFEST_DIR"), "/examples/app/config.json").to_owned()
     });
-    let text = std::fs::read_to_string(&path).with_context(|| format!("reading {path}"))?;
-    let config: api::Config =
-        serde_json::from_str(&text).with_context(|| format!("parsing {path}"))?;
+    let config = api::read_config(&path)?;
 
     // Invalid CORS options in the file, a missing provider, a route conflict: errors here.
-    let app = api::application(&config).build()?;
+    let reload = CorsReload::new();
+    let app = api::application(&config, &reload).build()?;
     print!("{}", app.routes());
     let router = app.into_router().with_state(api::AppState::default());
+
+    // `kill -HUP <pid>` re-reads the CORS options from the file; a bad file is logged and the
+    // options in force stay.
+    #[cfg(unix)]
+    tokio::spawn(async move {
+        use tokio::signal::unix::{SignalKind, signal};
+        let Ok(mut hangups) = signal(SignalKind::hangup()) else {
+            return;
+        };
+        while hangups.recv().await.is_some() {
+            match api::reload_cors(&path, &reload) {
+                Ok(()) => tracing::info!("CORS options reloaded from {path}"),
+                Err(error) => tracing::error!("CORS options not reloaded: {error:#}"),
+            }
+        }
+    });
 
     let listener = tokio::net::TcpListener::bind(&config.listen).await?;
     println!("listening on http://{}", listener.local_addr()?);

@@ -412,7 +412,7 @@ fn example_app() -> Router {
             .allow_headers(["authorization", "content-type"])
             .expose_headers(["location"]),
     };
-    app::application(&config)
+    app::application(&config, &Default::default())
         .router()
         .expect("the example application builds")
         .with_state(app::AppState::default())
