@@ -297,3 +297,106 @@ proptest! {
         prop_assert_eq!(decision.is_allowed(), expected, "{}", value);
     }
 }
+
+/// A policy whose origin decision reads the request: the origins of [`origin_parts`] that
+/// are allowed, for tenant `acme` only (header `x-tenant`).
+fn tenant_policy() -> CorsPolicy {
+    let list = CorsPolicy::from_options(&CorsOptions::new().origin([
+        "https://example.com",
+        "https://*.example.org",
+        "http://localhost:3000",
+    ]))
+    .unwrap();
+    let origin = AllowOrigin::request_predicate(move |origin, request| {
+        let mut only_origin = HeaderMap::new();
+        only_origin.insert("origin", origin.clone());
+        request
+            .headers()
+            .get("x-tenant")
+            .is_some_and(|t| t == "acme")
+            && list
+                .actual(&CorsRequest::new(&Method::GET, &only_origin))
+                .is_allowed()
+    })
+    .varying_on(["x-tenant"]);
+    CorsPolicy::from_options(&CorsOptions::new().origin(origin).credentials(true)).unwrap()
+}
+
+fn vary_names(headers: &HeaderMap) -> Vec<String> {
+    headers
+        .get_all("vary")
+        .iter()
+        .flat_map(|v| v.to_str().unwrap().split(','))
+        .map(|n| n.trim().to_ascii_lowercase())
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// A request-aware decision grants exactly the origins it allows for the request, on
+    /// preflights and actual requests alike, and every answer varies on what it read.
+    #[test]
+    fn request_aware_decisions_agree_and_vary_on_what_they_read(
+        (origin, allowed) in origin_parts(),
+        tenant in prop::sample::select(vec![None, Some("acme"), Some("globex"), Some("ACME")]),
+        with_origin in any::<bool>(),
+    ) {
+        let policy = tenant_policy();
+        let mut request = HeaderMap::new();
+        if with_origin {
+            request.insert("origin", HeaderValue::from_str(&origin).unwrap());
+        }
+        if let Some(tenant) = tenant {
+            request.insert("x-tenant", HeaderValue::from_static(tenant));
+        }
+        let expected = with_origin && allowed && tenant == Some("acme");
+
+        let decision = policy.actual(&CorsRequest::new(&Method::GET, &request));
+        prop_assert_eq!(decision.is_allowed(), expected);
+        let mut response = HeaderMap::new();
+        decision.write(&mut response, ResponseCredentials::Policy);
+        prop_assert_eq!(vary_names(&response), ["origin", "x-tenant"]);
+        check_invariants(&policy, &request, &response, false, false);
+
+        request.insert("access-control-request-method", HeaderValue::from_static("GET"));
+        let preflight = CorsRequest::new(&Method::OPTIONS, &request);
+        if with_origin {
+            prop_assert_eq!(preflight.kind(), RequestKind::Preflight);
+            let decision = policy.preflight(&preflight);
+            prop_assert_eq!(decision.is_allowed(), expected);
+            let mut response = HeaderMap::new();
+            decision.write(&mut response);
+            prop_assert!(vary_names(&response).contains(&"x-tenant".to_owned()));
+            check_invariants(&policy, &request, &response, false, true);
+        }
+    }
+
+    /// An asynchronous decision is asked only about one well-formed origin, and its answer
+    /// alone decides: allowed grants, refused or failed refuses, the same on preflights.
+    #[test]
+    fn async_decisions_grant_exactly_what_they_answer(
+        (origin, _) in origin_parts(),
+        answer in prop::sample::select(vec![0u8, 1, 2]),
+    ) {
+        let policy = CorsPolicy::from_options(
+            &CorsOptions::new().origin(AllowOrigin::async_predicate(|_| async { Ok(true) })),
+        )
+        .unwrap();
+        let answer = match answer {
+            0 => cors_axum_core::OriginAnswer::Allowed,
+            1 => cors_axum_core::OriginAnswer::Refused,
+            _ => cors_axum_core::OriginAnswer::Failed("down"),
+        };
+        let mut request = HeaderMap::new();
+        request.insert("origin", HeaderValue::from_str(&origin).unwrap());
+        let asks = policy.origin_lookup(&CorsRequest::new(&Method::GET, &request)).is_some();
+        let expected = asks && answer == cors_axum_core::OriginAnswer::Allowed;
+
+        let actual = CorsRequest::new(&Method::GET, &request).with_origin_answer(answer);
+        prop_assert_eq!(policy.actual(&actual).is_allowed(), expected);
+        request.insert("access-control-request-method", HeaderValue::from_static("GET"));
+        let preflight = CorsRequest::new(&Method::OPTIONS, &request).with_origin_answer(answer);
+        prop_assert_eq!(policy.preflight(&preflight).is_allowed(), expected);
+    }
+}
