@@ -8,8 +8,8 @@ use std::sync::OnceLock;
 
 use cors_axum_core::browser::{CredentialsMode, ScriptRequest};
 use cors_axum_core::{
-    AllowHeaders, AllowMethods, AllowOrigin, CorsOptions, CorsPolicy, CorsRequest, Refusal,
-    RequestKind, ResponseCredentials,
+    AllowHeaders, AllowMethods, AllowOrigin, CorsOptions, CorsPolicy, CorsRequest, OriginAnswer,
+    Refusal, RequestKind, ResponseCredentials,
 };
 use http::header::{
     ACCESS_CONTROL_ALLOW_CREDENTIALS, ACCESS_CONTROL_ALLOW_ORIGIN, ACCESS_CONTROL_REQUEST_HEADERS,
@@ -56,6 +56,20 @@ fn policies() -> &'static [CorsPolicy] {
                 .allow_headers("*")
                 .expose_headers("*"),
             CorsOptions::new().origin(AllowOrigin::predicate(|o| o.as_bytes().len() % 2 == 0)),
+            // Decided by the request, varying on the header it reads.
+            CorsOptions::new()
+                .origin(
+                    AllowOrigin::request_predicate(|o, request| {
+                        request.headers().contains_key("content-type")
+                            && o.as_bytes().len() % 2 == 0
+                    })
+                    .varying_on(["content-type"]),
+                )
+                .credentials(true),
+            // Decided asynchronously: the input chooses the lookup's answer.
+            CorsOptions::new()
+                .origin(AllowOrigin::async_predicate(|_| async { Ok(true) }))
+                .credentials(true),
         ];
         options
             .iter()
@@ -67,7 +81,10 @@ fn policies() -> &'static [CorsPolicy] {
 /// The request a script would have made to cause this preflight, if a browser could have sent
 /// it exactly so: one serialized origin, one method as `fetch()` sends it, one
 /// `Access-Control-Request-Headers` line of names.
-fn script_for_preflight(request: &HeaderMap, credentials: CredentialsMode) -> Option<ScriptRequest> {
+fn script_for_preflight(
+    request: &HeaderMap,
+    credentials: CredentialsMode,
+) -> Option<ScriptRequest> {
     let mut origins = request.get_all(ORIGIN).iter();
     let (Some(origin), None) = (origins.next(), origins.next()) else {
         return None;
@@ -101,7 +118,11 @@ fn script_for_preflight(request: &HeaderMap, credentials: CredentialsMode) -> Op
         (_, Some(_)) => return None,
         (value, None) => value.is_some_and(|v| v == "true"),
     };
-    Some(script.private_network(private_network).credentials(credentials))
+    Some(
+        script
+            .private_network(private_network)
+            .credentials(credentials),
+    )
 }
 
 fuzz_target!(|data: &[u8]| {
@@ -130,7 +151,15 @@ fuzz_target!(|data: &[u8]| {
         ResponseCredentials::Include
     };
 
-    let cors_request = CorsRequest::new(&method, &request);
+    let mut cors_request = CorsRequest::new(&method, &request);
+    if policy.origin_lookup(&cors_request).is_some() {
+        let answer = match (selector >> 4) & 3 {
+            0 => OriginAnswer::Allowed,
+            1 => OriginAnswer::Refused,
+            _ => OriginAnswer::Failed("the lookup failed"),
+        };
+        cors_request = cors_request.with_origin_answer(answer);
+    }
     let kind = cors_request.kind();
     let mut response = HeaderMap::with_capacity(16);
     if selector & 0x40 != 0 {
@@ -196,11 +225,16 @@ fuzz_target!(|data: &[u8]| {
             {
                 let omit = script.clone().check_response(&response);
                 assert_eq!(omit.is_ok(), decision.is_allowed(), "{omit:?}");
-                let credentialed = policy.allows_credentials() || credentials == ResponseCredentials::Include;
+                let credentialed =
+                    policy.allows_credentials() || credentials == ResponseCredentials::Include;
                 let include = script
                     .credentials(CredentialsMode::Include)
                     .check_response(&response);
-                assert_eq!(include.is_ok(), refusal.is_none() && credentialed, "{include:?}");
+                assert_eq!(
+                    include.is_ok(),
+                    refusal.is_none() && credentialed,
+                    "{include:?}"
+                );
             }
         }
     }
