@@ -31,6 +31,20 @@ impl Write for Captured {
 }
 
 impl Captured {
+    /// Captures what this thread logs under `cors_axum=debug`, one line per event, until the
+    /// guard is dropped.
+    fn debug_lines() -> (Self, tracing::subscriber::DefaultGuard) {
+        let captured = Captured::default();
+        let writer = captured.clone();
+        let subscriber = tracing_subscriber::fmt()
+            .with_env_filter(EnvFilter::new("cors_axum=debug"))
+            .with_writer(move || writer.clone())
+            .with_ansi(false)
+            .without_time()
+            .finish();
+        (captured, tracing::subscriber::set_default(subscriber))
+    }
+
     /// The lines written since the last call.
     fn take(&self) -> Vec<String> {
         let bytes = std::mem::take(&mut *self.0.lock().unwrap());
@@ -46,15 +60,7 @@ const ALLOWED: &str = "https://example.com";
 
 #[tokio::test]
 async fn each_refused_request_logs_one_line_with_route_origin_and_reason() {
-    let captured = Captured::default();
-    let writer = captured.clone();
-    let subscriber = tracing_subscriber::fmt()
-        .with_env_filter(EnvFilter::new("cors_axum=debug"))
-        .with_writer(move || writer.clone())
-        .with_ansi(false)
-        .without_time()
-        .finish();
-    let _guard = tracing::subscriber::set_default(subscriber);
+    let (captured, _guard) = Captured::debug_lines();
     let router = example::AppModule::router().unwrap();
 
     let preflight = |origin: &'static str, method: &'static str, headers: &'static str| {
@@ -175,15 +181,7 @@ async fn nothing_is_logged_per_request_at_info() {
 async fn a_failed_origin_lookup_logs_its_reason() {
     use cors_axum::{AllowOrigin, CorsLayer, CorsOptions};
 
-    let captured = Captured::default();
-    let writer = captured.clone();
-    let subscriber = tracing_subscriber::fmt()
-        .with_env_filter(EnvFilter::new("cors_axum=debug"))
-        .with_writer(move || writer.clone())
-        .with_ansi(false)
-        .without_time()
-        .finish();
-    let _guard = tracing::subscriber::set_default(subscriber);
+    let (captured, _guard) = Captured::debug_lines();
     let origin = AllowOrigin::async_predicate(|_| async { Err("database unavailable".into()) });
     let router = axum::Router::new()
         .route("/", axum::routing::get(|| async { "ok" }))

@@ -41,13 +41,14 @@ fn tenant_origins() -> CorsOptions {
     CorsOptions::new().origin(origin)
 }
 
-struct Reports;
+/// The routes of every test: a plain route, one with a layer, and the method a preflight asks for.
+struct Orders;
 
-#[controller("reports")]
-impl Reports {
+#[controller("orders")]
+impl Orders {
     #[route("GET")]
     async fn list() -> &'static str {
-        "reports"
+        "orders"
     }
 
     #[route("PUT")]
@@ -68,14 +69,14 @@ async fn passing(request: axum::extract::Request, next: Next) -> Response {
 rest_root_module! {
     struct Tenants {
         imports: [CorsModule::with_opts(tenant_origins())],
-        controllers: [Reports],
+        controllers: [Orders],
     }
 }
 
 #[tokio::test]
 async fn a_request_predicate_decides_by_the_tenant_and_varies_on_its_header() {
     let router = Tenants::router().unwrap();
-    for uri in ["/reports", "/reports/layered"] {
+    for uri in ["/orders", "/orders/layered"] {
         let acme = [("origin", "https://acme.example"), ("x-tenant", "acme")];
         let answer = send(&router, request("GET", uri, &acme)).await;
         assert_eq!(answer.status, StatusCode::OK, "{uri}");
@@ -105,7 +106,7 @@ async fn a_request_predicate_decides_preflights_with_the_preflights_headers() {
     let router = Tenants::router().unwrap();
     let mut headers = preflight("https://globex.example");
     headers.push(("x-tenant", "globex"));
-    let answer = send(&router, request("OPTIONS", "/reports", &headers)).await;
+    let answer = send(&router, request("OPTIONS", "/orders", &headers)).await;
     assert_eq!(answer.status, StatusCode::NO_CONTENT);
     assert_eq!(
         answer.header("access-control-allow-origin"),
@@ -123,7 +124,7 @@ async fn a_request_predicate_decides_preflights_with_the_preflights_headers() {
     );
 
     headers[2] = ("x-tenant", "acme");
-    let answer = send(&router, request("OPTIONS", "/reports", &headers)).await;
+    let answer = send(&router, request("OPTIONS", "/orders", &headers)).await;
     assert!(!answer.has_any_cors_header());
     assert!(answer.vary().contains(&"x-tenant".to_owned()));
 }
@@ -174,26 +175,6 @@ fn database_origins() -> CorsOptions {
     })
     .lookup_timeout(Duration::from_millis(200));
     CorsOptions::new().origin(origin).credentials(true)
-}
-
-struct Orders;
-
-#[controller("orders")]
-impl Orders {
-    #[route("GET")]
-    async fn list() -> &'static str {
-        "orders"
-    }
-
-    #[route("PUT")]
-    async fn put() -> &'static str {
-        "put"
-    }
-
-    #[route("GET", "layered", layers = [middleware::from_fn(passing)])]
-    async fn layered() -> &'static str {
-        "layered"
-    }
 }
 
 rest_root_module! {

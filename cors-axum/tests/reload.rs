@@ -50,6 +50,17 @@ rest_root_module! {
     struct App { imports: [CorsModule], controllers: [Items] }
 }
 
+/// The application with policy A, and the handle that reloads it.
+fn reloadable_app() -> (CorsReload, Router) {
+    let reload = CorsReload::new();
+    let router = App::builder()
+        .provide(policy('a'))
+        .cors_reload(&reload)
+        .router()
+        .unwrap();
+    (reload, router)
+}
+
 fn preflight(origin: &'static str) -> Vec<(&'static str, &'static str)> {
     vec![("origin", origin), ("access-control-request-method", "PUT")]
 }
@@ -87,12 +98,7 @@ fn written_by(answer: &Answer, origin: &str, preflight: bool) -> Option<char> {
 
 #[tokio::test]
 async fn a_reload_replaces_the_applications_options_everywhere() {
-    let reload = CorsReload::new();
-    let router = App::builder()
-        .provide(policy('a'))
-        .cors_reload(&reload)
-        .router()
-        .unwrap();
+    let (reload, router) = reloadable_app();
     let answer = send(&router, request("OPTIONS", "/items", &preflight(A))).await;
     assert_eq!(written_by(&answer, A, true), Some('a'));
     let answer = send(&router, request("GET", "/nowhere", &[("origin", A)])).await;
@@ -112,12 +118,7 @@ async fn a_reload_replaces_the_applications_options_everywhere() {
 
 #[tokio::test]
 async fn an_invalid_reload_is_an_error_and_the_old_policy_stays() {
-    let reload = CorsReload::new();
-    let router = App::builder()
-        .provide(policy('a'))
-        .cors_reload(&reload)
-        .router()
-        .unwrap();
+    let (reload, router) = reloadable_app();
     let err = reload
         .reload(CorsOptions::new().origin("https://b.example/path"))
         .unwrap_err();
@@ -157,12 +158,7 @@ async fn a_plain_cors_layer_reloads_too() {
 /// error, and both policies were seen.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn reloads_under_load_give_no_mixed_answers_and_no_errors() {
-    let reload = CorsReload::new();
-    let router = App::builder()
-        .provide(policy('a'))
-        .cors_reload(&reload)
-        .router()
-        .unwrap();
+    let (reload, router) = reloadable_app();
     let running = Arc::new(AtomicBool::new(true));
     let seen = Arc::new([
         AtomicUsize::new(0),

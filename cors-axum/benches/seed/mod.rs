@@ -1,6 +1,7 @@
-//! The seed example's routers and requests, shared by the `requests` benchmark and the
-//! allocation test (`tests/alloc.rs`): `CorsModule`, tower-http's `CorsLayer` configured the
-//! same, and the floor, plain axum whose handlers write the same headers statically.
+//! The seed example's routers and requests, shared by the `requests` benchmark, the allocation
+//! test (`tests/alloc.rs`) and the load server (`examples/load_server.rs`): `CorsModule`,
+//! tower-http's `CorsLayer` configured the same, the floor (plain axum whose handlers write the
+//! same headers statically), and bare axum without CORS.
 
 use std::convert::Infallible;
 use std::future::Future;
@@ -13,7 +14,7 @@ use axum::http::{HeaderValue, Method, Request, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use cors_axum::prelude::*;
-use tower_service::Service;
+use tower::Service;
 
 const ORIGIN: &str = "https://example.com";
 
@@ -118,7 +119,8 @@ pub(crate) fn router(which: &str) -> Router {
         "ours" => SeedModule::router().expect("the seed module builds"),
         "tower-http" => tower_http(),
         "floor" => floor(),
-        other => panic!("router `{other}`: expected ours, tower-http or floor"),
+        "bare" => bare(),
+        other => panic!("router `{other}`: expected ours, tower-http, floor or bare"),
     };
     router.with_state(())
 }
