@@ -11,7 +11,6 @@ use crate::allow_origin::{CompiledOrigin, OriginLookup, OriginRule};
 use crate::header::{ACCESS_CONTROL_ALLOW_PRIVATE_NETWORK, ACCESS_CONTROL_REQUEST_PRIVATE_NETWORK};
 use crate::preflight::{PreflightDecision, PreflightGrant};
 use crate::request::Lines;
-use crate::request::OriginAnswer;
 use crate::vary::{self, VaryNames};
 use crate::{CorsConfigError, CorsOptions, CorsRequest, Refusal, RejectedPreflight, RequestKind};
 
@@ -350,11 +349,18 @@ impl CorsPolicy {
     /// depends on the origin.
     pub fn actual(&self, request: &CorsRequest<'_>) -> ActualDecision {
         let origin = request.origin_lines();
+        let mut lookup_failure = None;
         let verdict = match origin {
             Lines::Absent => Verdict::NotCors,
             _ if self.any_origin => Verdict::AnyOrigin,
             Lines::One(origin) if self.origin.allows(origin, request) => Verdict::Reflect,
-            Lines::One(origin) => Verdict::refused(self.origin.refusal(origin, request)),
+            Lines::One(origin) => {
+                let refusal = self.origin.refusal(origin, request);
+                if let Refusal::OriginLookupFailed { reason } = refusal {
+                    lookup_failure = Some(reason.into());
+                }
+                Verdict::refused(refusal)
+            }
             Lines::Several => Verdict::refused(Refusal::SeveralOrigins),
         };
         let granted = matches!(verdict, Verdict::AnyOrigin | Verdict::Reflect);
@@ -364,10 +370,7 @@ impl CorsPolicy {
             credentials: self.credentials,
             vary_origin: !self.any_origin,
             vary_names: self.actual_vary.clone(),
-            lookup_failure: match (&verdict, request.origin_answer()) {
-                (Verdict::Refused(_), Some(OriginAnswer::Failed(reason))) => Some(reason.into()),
-                _ => None,
-            },
+            lookup_failure,
             expose_headers: if granted {
                 self.expose_headers.clone()
             } else {

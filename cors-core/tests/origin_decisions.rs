@@ -153,4 +153,8 @@ fn a_failed_or_missing_answer_refuses_with_the_reason() {
         decision.refusal(),
         Some(Refusal::OriginLookupFailed { .. })
     ));
+    assert_eq!(
+        decision.refusal().unwrap().to_string(),
+        "the origin could not be decided: the lookup was not made"
+    );
 }
