@@ -2,10 +2,8 @@
 
 use std::any::TypeId;
 use std::borrow::Cow;
-use std::collections::hash_map::Entry;
-
-use rustc_hash::FxHashMap;
 use std::collections::HashSet;
+use std::collections::hash_map::Entry;
 use std::convert::Infallible;
 use std::ops::Range;
 use std::sync::{Arc, OnceLock};
@@ -15,15 +13,15 @@ use axum::extract::Request;
 use axum::response::IntoResponse;
 use axum::routing::{MethodRouter, Route};
 use cors_axum_core::CorsOptions;
+use http::StatusCode;
+use rustc_hash::FxHashMap;
 use tower_layer::Layer;
 use tower_service::Service;
 
 use crate::controller::{ControllerEntry, ControllerRef, RouteDef, method_rank};
 use crate::cors::reload::FallbackReload;
-use crate::cors::{CorsImport, CorsReload, PathSource, Provided, RoutePolicy};
-use crate::cors::{
-    CorsLayer, CorsRoute, MethodNotAllowed, ModuleCors, ModuleCorsPaths, NotFound, PathCors,
-};
+use crate::cors::{CorsImport, CorsReload, PathSource, Provided};
+use crate::cors::{CorsLayer, CorsRoute, ModuleCors, ModuleCorsPaths, StatusAnswer};
 use crate::error::BuildError;
 use crate::guard::{Guard, GuardFn, Guards};
 use crate::handler::RouteSetup;
@@ -228,13 +226,7 @@ impl<S: Clone + Send + Sync + 'static> ApplicationBuilder<S> {
             .expect("the router is put back after each route");
         if let Some(cors) = root_cors.filter(ModuleCors::is_enabled) {
             let application = builder.providers.get::<CorsOptions>();
-            let fallback = Arc::new(PathCors::new(
-                RoutePolicy::Enabled {
-                    policy: Box::new(cors.fallback_policy(application, builder.reload.is_some())?),
-                    passthrough: false,
-                },
-                Vec::new(),
-            ));
+            let fallback = Arc::new(cors.fallback_cors(application, builder.reload.is_some())?);
             let source = match &builder.reload {
                 None => PathSource::Static(fallback),
                 Some(reload) => {
@@ -246,8 +238,9 @@ impl<S: Clone + Send + Sync + 'static> ApplicationBuilder<S> {
                     PathSource::Reloadable(slot)
                 }
             };
-            router =
-                router.fallback_service(CorsLayer::for_path(source, None, false).layer(NotFound));
+            router = router.fallback_service(
+                CorsLayer::for_path(source, None, false).layer(StatusAnswer(StatusCode::NOT_FOUND)),
+            );
         }
         builder.report_unlisted(root_crate);
         Ok(Application {
@@ -581,7 +574,11 @@ impl<S: Clone + Send + Sync + 'static> Builder<S> {
             if let (Some(cors), Some(compiled)) = (&cors, compiled) {
                 method_router = if in_handlers {
                     // The `405` answer, which no handler gives.
-                    method_router.fallback_service(compiled.layer.layer(MethodNotAllowed))
+                    method_router.fallback_service(
+                        compiled
+                            .layer
+                            .layer(StatusAnswer(StatusCode::METHOD_NOT_ALLOWED)),
+                    )
                 } else {
                     method_router.layer(compiled.layer)
                 };

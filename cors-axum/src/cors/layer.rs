@@ -80,30 +80,30 @@ impl PathSource {
     }
 
     fn lookup_reloadable_or_asynchronous<B>(&self, request: &Request<B>) -> Option<PendingLookup> {
-        let loaded;
-        let cors: &Arc<PathCors> = match self {
-            PathSource::Static(cors) => cors,
-            PathSource::Reloadable(slot) => {
-                loaded = slot.load();
-                &loaded
+        self.with_shared(|cors| {
+            if !cors.asynchronous {
+                return None;
             }
-        };
-        if !cors.asynchronous {
-            return None;
-        }
-        let request = CorsRequest::new(request.method(), request.headers()).with_uri(request.uri());
-        let lookup = cors.lookup(&request)?;
-        Some(PendingLookup {
-            lookup,
-            cors: Arc::clone(cors),
+            let request =
+                CorsRequest::new(request.method(), request.headers()).with_uri(request.uri());
+            let lookup = cors.lookup(&request)?;
+            Some(PendingLookup {
+                lookup,
+                cors: Arc::clone(cors),
+            })
         })
     }
 
     /// Calls `f` with the path's CORS as it is now.
     fn with<T>(&self, f: impl FnOnce(&PathCors) -> T) -> T {
+        self.with_shared(|cors| f(cors))
+    }
+
+    /// [`with`](Self::with), given the shared reference, for what must outlive the call.
+    fn with_shared<T>(&self, f: impl FnOnce(&Arc<PathCors>) -> T) -> T {
         // One call of `f`, so that it is inlined.
         let loaded;
-        let cors: &PathCors = match self {
+        let cors: &Arc<PathCors> = match self {
             PathSource::Static(cors) => cors,
             PathSource::Reloadable(slot) => {
                 loaded = slot.load();
@@ -723,12 +723,13 @@ impl OptionsEndpoint {
     }
 }
 
-/// The `405 Method Not Allowed` answer of a path, as a service that CORS can wrap (axum adds
-/// `Allow`).
+/// An empty answer with a fixed status, as a service that CORS can wrap: a path's
+/// `405 Method Not Allowed` (axum adds `Allow`), and the `404 Not Found` of paths that match no
+/// route.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct MethodNotAllowed;
+pub(crate) struct StatusAnswer(pub(crate) StatusCode);
 
-impl<B> tower_service::Service<Request<B>> for MethodNotAllowed {
+impl<B> tower_service::Service<Request<B>> for StatusAnswer {
     type Response = Response;
     type Error = Infallible;
     type Future = std::future::Ready<Result<Response, Infallible>>;
@@ -739,27 +740,7 @@ impl<B> tower_service::Service<Request<B>> for MethodNotAllowed {
 
     fn call(&mut self, _: Request<B>) -> Self::Future {
         let mut response = Response::new(Body::empty());
-        *response.status_mut() = StatusCode::METHOD_NOT_ALLOWED;
-        std::future::ready(Ok(response))
-    }
-}
-
-/// The `404 Not Found` answer of paths that match no route, as a service that CORS can wrap.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct NotFound;
-
-impl<B> tower_service::Service<Request<B>> for NotFound {
-    type Response = Response;
-    type Error = Infallible;
-    type Future = std::future::Ready<Result<Response, Infallible>>;
-
-    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
-        Poll::Ready(Ok(()))
-    }
-
-    fn call(&mut self, _: Request<B>) -> Self::Future {
-        let mut response = Response::new(Body::empty());
-        *response.status_mut() = StatusCode::NOT_FOUND;
+        *response.status_mut() = self.0;
         std::future::ready(Ok(response))
     }
 }

@@ -14,9 +14,7 @@ use cors_axum_core::{CorsConfigError, CorsOptions, CorsPolicy};
 use http::{HeaderValue, Method};
 
 pub use layer::{CorsHandling, CorsLayer, ResponseFuture};
-pub(crate) use layer::{
-    MethodNotAllowed, NotFound, OptionsEndpoint, PathCors, PathSource, RoutePolicy,
-};
+pub(crate) use layer::{OptionsEndpoint, PathCors, PathSource, RoutePolicy, StatusAnswer};
 pub use reload::CorsReload;
 pub use service::{CorsService, CorsServiceRejection};
 
@@ -165,15 +163,14 @@ impl ModuleCors {
         self.options.is_enabled()
     }
 
-    /// The policy of paths that match no route (the `404` answer), with the options the
+    /// The CORS of paths that match no route (the `404` answer), with the options the
     /// application provides: the methods a preflight asks for are allowed, since no route says
-    /// otherwise.
-    /// `reloadable` compiles it to be replaced by a reload.
-    pub(crate) fn fallback_policy(
+    /// otherwise. `reloadable` compiles it to be replaced by a reload.
+    pub(crate) fn fallback_cors(
         &self,
         application: Option<&CorsOptions>,
         reloadable: bool,
-    ) -> Result<CorsPolicy, BuildError> {
+    ) -> Result<PathCors, BuildError> {
         let options = match application {
             Some(given) => self.options.merge(given),
             None => self.options.clone(),
@@ -183,14 +180,19 @@ impl ModuleCors {
         } else {
             CorsPolicy::from_options(&options)
         };
-        compiled.map(layer::served).map_err(|e| {
+        let policy = compiled.map_err(|e| {
             cors_error(
                 self.from,
                 None,
                 format!("`CorsModule` imported by `{}`", self.from),
                 e,
             )
-        })
+        })?;
+        let default = RoutePolicy::Enabled {
+            policy: Box::new(layer::served(policy)),
+            passthrough: false,
+        };
+        Ok(PathCors::new(default, Vec::new()))
     }
 }
 

@@ -7,7 +7,7 @@ use arc_swap::ArcSwap;
 use cors_axum_core::CorsOptions;
 use http::Method;
 
-use super::{CorsRoute, ModuleCors, ModuleCorsPaths, PathCors, Provided, RoutePolicy};
+use super::{CorsRoute, ModuleCors, ModuleCorsPaths, PathCors, Provided};
 use crate::error::BuildError;
 
 /// A handle that replaces CORS options while the application serves requests: the options of
@@ -203,14 +203,7 @@ pub(crate) struct FallbackReload {
 
 impl Target for FallbackReload {
     fn prepare(&self, options: &CorsOptions) -> Result<Box<dyn FnOnce() + Send>, BuildError> {
-        let policy = self.cors.fallback_policy(Some(options), true)?;
-        let cors = Arc::new(PathCors::new(
-            RoutePolicy::Enabled {
-                policy: Box::new(policy),
-                passthrough: false,
-            },
-            Vec::new(),
-        ));
+        let cors = Arc::new(self.cors.fallback_cors(Some(options), true)?);
         let slot = self.slot.clone();
         Ok(Box::new(move || slot.store(cors)))
     }
