@@ -3,12 +3,12 @@
 
 #[path = "../cors-axum/tests/common/mod.rs"]
 mod common;
-
-use std::io::Write;
-use std::sync::{Arc, Mutex};
+#[allow(dead_code)]
+mod support;
 
 use common::{request, send};
 use cors_axum::prelude::*;
+use support::log::Captured;
 
 struct CookieController;
 
@@ -28,29 +28,11 @@ rest_root_module! {
     }
 }
 
-/// Collects what the subscriber writes.
-#[derive(Clone, Default)]
-struct Captured(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Captured {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
 #[tokio::test]
 async fn credentialed_responses_under_any_origin_warn_once() {
+    // For the whole process: the warning is logged once per process, from whichever thread.
     let captured = Captured::default();
-    let writer = captured.clone();
-    tracing_subscriber::fmt()
-        .with_writer(move || writer.clone())
-        .with_ansi(false)
-        .init();
+    tracing::subscriber::set_global_default(captured.subscriber("info")).unwrap();
 
     let router = AnyOriginModule::router().unwrap();
     for origin in [
@@ -67,7 +49,7 @@ async fn credentialed_responses_under_any_origin_warn_once() {
         );
     }
 
-    let log = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+    let log = captured.take().join("\n");
     assert_eq!(log.matches("WARN").count(), 1, "{log}");
     assert!(log.contains("any-origin"), "{log}");
     assert!(log.contains("CorsOptions::new().origin"), "{log}");

@@ -8,59 +8,16 @@ mod example;
 
 #[path = "../cors-axum/tests/common/mod.rs"]
 mod common;
-
-use std::io::Write;
-use std::sync::{Arc, Mutex};
+mod support;
 
 use common::{request, send};
-use tracing_subscriber::EnvFilter;
-
-/// Collects what the subscriber writes.
-#[derive(Clone, Default)]
-struct Captured(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Captured {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-impl Captured {
-    /// Captures what this thread logs under `cors_axum=debug`, one line per event, until the
-    /// guard is dropped.
-    fn debug_lines() -> (Self, tracing::subscriber::DefaultGuard) {
-        let captured = Captured::default();
-        let writer = captured.clone();
-        let subscriber = tracing_subscriber::fmt()
-            .with_env_filter(EnvFilter::new("cors_axum=debug"))
-            .with_writer(move || writer.clone())
-            .with_ansi(false)
-            .without_time()
-            .finish();
-        (captured, tracing::subscriber::set_default(subscriber))
-    }
-
-    /// The lines written since the last call.
-    fn take(&self) -> Vec<String> {
-        let bytes = std::mem::take(&mut *self.0.lock().unwrap());
-        String::from_utf8(bytes)
-            .unwrap()
-            .lines()
-            .map(str::to_owned)
-            .collect()
-    }
-}
+use support::log::Captured;
 
 const ALLOWED: &str = "https://example.com";
 
 #[tokio::test]
 async fn each_refused_request_logs_one_line_with_route_origin_and_reason() {
-    let (captured, _guard) = Captured::debug_lines();
+    let (captured, _guard) = Captured::on_this_thread("cors_axum=debug");
     let router = example::AppModule::router().unwrap();
 
     let preflight = |origin: &'static str, method: &'static str, headers: &'static str| {
@@ -149,14 +106,7 @@ async fn each_refused_request_logs_one_line_with_route_origin_and_reason() {
 
 #[tokio::test]
 async fn nothing_is_logged_per_request_at_info() {
-    let captured = Captured::default();
-    let writer = captured.clone();
-    let subscriber = tracing_subscriber::fmt()
-        .with_env_filter(EnvFilter::new("info"))
-        .with_writer(move || writer.clone())
-        .with_ansi(false)
-        .finish();
-    let _guard = tracing::subscriber::set_default(subscriber);
+    let (captured, _guard) = Captured::on_this_thread("info");
     let router = example::AppModule::router().unwrap();
     for origin in ["https://evil.example", ALLOWED, "null"] {
         send(
@@ -181,7 +131,7 @@ async fn nothing_is_logged_per_request_at_info() {
 async fn a_failed_origin_lookup_logs_its_reason() {
     use cors_axum::{AllowOrigin, CorsLayer, CorsOptions};
 
-    let (captured, _guard) = Captured::debug_lines();
+    let (captured, _guard) = Captured::on_this_thread("cors_axum=debug");
     let origin = AllowOrigin::async_predicate(|_| async { Err("database unavailable".into()) });
     let router = axum::Router::new()
         .route("/", axum::routing::get(|| async { "ok" }))

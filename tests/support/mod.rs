@@ -1,0 +1,3 @@
+//! Helpers of the workspace-level tests.
+
+pub(crate) mod log;
