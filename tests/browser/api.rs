@@ -107,10 +107,7 @@ impl SessionController {
         cors: CorsService,
         Extension(wire): Extension<Arc<Wire>>,
     ) -> Response {
-        let cookie = cookie_header(&ctx);
-        wire.handler_saw("/session/check", &cookie);
-        cors.allow_credentials();
-        ctx.send(format!("cookie: {cookie}"))
+        cookies_seen(&ctx, &cors, &wire, "/session/check")
     }
 }
 
@@ -139,10 +136,7 @@ impl CookieLabController {
         cors: CorsService,
         Extension(wire): Extension<Arc<Wire>>,
     ) -> Response {
-        let cookie = cookie_header(&ctx);
-        wire.handler_saw("/cookies/check", &cookie);
-        cors.allow_credentials();
-        ctx.send(format!("cookie: {cookie}"))
+        cookies_seen(&ctx, &cors, &wire, "/cookies/check")
     }
 }
 
@@ -154,13 +148,24 @@ rest_root_module! {
     }
 }
 
-fn cookie_header(ctx: &RequestContext) -> String {
-    ctx.headers()
+/// The answer of a cookie check at `path`: the `Cookie` header the handler received, recorded
+/// on the wire and sent back in a credentialed response.
+fn cookies_seen(
+    ctx: &RequestContext,
+    cors: &CorsService,
+    wire: &Wire,
+    path: &'static str,
+) -> Response {
+    let cookie = ctx
+        .headers()
         .get_all(header::COOKIE)
         .iter()
         .filter_map(|v| v.to_str().ok())
         .collect::<Vec<_>>()
-        .join("; ")
+        .join("; ");
+    wire.handler_saw(path, &cookie);
+    cors.allow_credentials();
+    ctx.send(format!("cookie: {cookie}"))
 }
 
 /// The attribute combinations of the cookie cases, as in `docs/COOKIES.md`. `default` is
