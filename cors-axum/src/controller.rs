@@ -126,30 +126,3 @@ impl<S: 'static> ControllerRef<S> {
 pub fn type_id_of<T: 'static>() -> TypeId {
     TypeId::of::<T>()
 }
-
-/// The methods a route of axum can have, in the order `Allow` lists them.
-pub(crate) const METHOD_ORDER: [Method; 9] = [
-    Method::OPTIONS,
-    Method::GET,
-    Method::HEAD,
-    Method::POST,
-    Method::PUT,
-    Method::PATCH,
-    Method::DELETE,
-    Method::TRACE,
-    Method::CONNECT,
-];
-
-/// Position of a method in [`METHOD_ORDER`], for stable sorting.
-pub(crate) fn method_rank(method: &Method) -> usize {
-    METHOD_ORDER
-        .iter()
-        .position(|m| m == method)
-        .unwrap_or(METHOD_ORDER.len())
-}
-
-/// Whether a route with method `route` answers `request`: its own method, and `HEAD` where it is
-/// `GET` (axum answers `HEAD` with the `GET` handler).
-pub(crate) fn answers(route: &Method, request: &Method) -> bool {
-    route == request || (*request == Method::HEAD && *route == Method::GET)
-}

@@ -32,14 +32,17 @@ pub enum BuildError {
         /// A handler on that path.
         other_handler: String,
     },
-    /// The same path is served by two modules.
+    /// The same path is served by two modules that cannot share it: their CORS or their
+    /// layers differ. Modules that share both share a path, with one `OPTIONS` route.
     PathInTwoModules {
         /// The full path.
         path: String,
-        /// The module that declared it first.
-        first: &'static str,
-        /// The other module.
-        second: &'static str,
+        /// A route of the first module on it, as `Module::Controller::handler`.
+        first: String,
+        /// A route of the other module on it.
+        second: String,
+        /// What differs between the two modules.
+        why: &'static str,
     },
     /// A path or prefix is not valid for axum.
     InvalidPath {
@@ -89,6 +92,13 @@ pub enum BuildError {
         /// The type that is not provided.
         type_name: &'static str,
     },
+    /// CORS options were given where no `CorsModule` applies, so they would do nothing.
+    CorsOptionsWithoutCors {
+        /// Where the options were given, such as ``` `providers_per_rou` of `UsersModule` ```.
+        given_in: String,
+        /// The module whose routes they were meant for.
+        module: &'static str,
+    },
     /// A handler or controller field takes `CorsService` on a route without CORS.
     CorsServiceWithoutCors {
         /// The route, such as `GET /login`.
@@ -127,10 +137,12 @@ impl fmt::Display for BuildError {
                 path,
                 first,
                 second,
+                why,
             } => write!(
                 f,
-                "path `{path}` is served by two modules, `{first}` and `{second}`; \
-                 mount one of them under a prefix with `Import::at`"
+                "path `{path}` is served by two modules, by `{first}` and by `{second}`, and {why}; \
+                 mount one of the modules under a prefix with `Import::at`, or give both the same \
+                 CORS and layers"
             ),
             Self::InvalidPath { path, reason } => write!(f, "invalid path `{path}`: {reason}"),
             Self::DuplicateController { module, controller } => write!(
@@ -178,6 +190,11 @@ impl fmt::Display for BuildError {
                  provided for it; provide one with `providers_per_rou: [ProviderBuilder::new().use_value(..)]` \
                  in `{module}`, with `providers = [..]` on the controller or route, or for the whole \
                  application with `.provide(..)` on the application builder"
+            ),
+            Self::CorsOptionsWithoutCors { given_in, module } => write!(
+                f,
+                "CORS options in {given_in} do nothing: no `CorsModule` covers `{module}`; import \
+                 `CorsModule` into `{module}` or into a module that imports it, or remove the options"
             ),
             Self::CorsServiceWithoutCors {
                 route,

@@ -9,36 +9,33 @@
 
 use std::convert::Infallible;
 use std::future::Future;
+use std::marker::PhantomData;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
+use axum::body::Body;
 use axum::extract::Request;
 use axum::handler::Handler;
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
 use axum::routing::{MethodFilter, MethodRouter};
+use http::StatusCode;
 
-use crate::cors::{CorsLayer, ResponseFuture};
+use crate::cors::ResponseFuture;
+use crate::cors::respond::{Downstream, PathCors, PreflightPassedOn};
 use crate::guard::Guards;
 use crate::provider::ProviderScope;
+use crate::unwind::CatchUnwind;
 
 /// What the builder gives the function that builds a route's method router.
 #[doc(hidden)]
 pub struct RouteSetup<S> {
     /// The guards, most general first.
     pub(crate) guards: Guards<S>,
-    /// The route's CORS, when it is handled by the handler itself.
-    pub(crate) cors: Option<CorsLayer>,
+    /// The route's CORS, when the handler itself answers for it.
+    pub(crate) cors: Option<PathCors>,
     /// The providers the route sees.
     pub(crate) scope: Option<ProviderScope>,
-}
-
-impl<S> RouteSetup<S> {
-    /// The setup without CORS in the handler: a route whose own layers CORS must wrap.
-    pub fn without_cors(mut self) -> Self {
-        self.cors = None;
-        self
-    }
 }
 
 /// The method router of one route: `handler` for `filter`, with the route's setup.
@@ -96,7 +93,7 @@ struct Wrapped<H, S> {
 /// What [`Wrapped`] adds to the user's handler.
 struct Setup<S> {
     guards: Guards<S>,
-    cors: Option<CorsLayer>,
+    cors: Option<PathCors>,
     scope: Option<ProviderScope>,
 }
 
@@ -122,48 +119,87 @@ where
         if let Some(scope) = &setup.scope {
             request.extensions_mut().insert(scope.clone());
         }
-        let guards = (!setup.guards.is_empty()).then(|| setup.guards.clone());
-        let call = move |request: Request| {
-            let Some(guards) = guards else {
-                return Inner::Direct {
-                    future: inner.call(request, state),
-                };
-            };
-            let guarded = async move {
-                let (mut parts, body) = request.into_parts();
-                for guard in guards.iter() {
-                    if let Err(rejection) = guard(&mut parts, &state).await {
-                        return rejection;
-                    }
-                }
-                inner.call(Request::from_parts(parts, body), state).await
-            };
-            Inner::Guarded {
-                future: Box::pin(guarded),
-            }
+        let call = Guarded {
+            inner,
+            state,
+            guards: (!setup.guards.is_empty()).then(|| setup.guards.clone()),
+            handler: PhantomData,
         };
         match &setup.cors {
             None => WrappedFuture::Plain {
-                future: call(request),
+                future: call.call(request),
             },
-            Some(cors) => {
-                let call = move |request| Infallibly {
-                    future: call(request),
-                };
-                let future = match cors.needs_lookup(&request) {
-                    Some(lookup) => cors.clone().handle_async(request, lookup, call),
-                    None => cors.handle(request, call),
-                };
-                WrappedFuture::Cors { future }
-            }
+            Some(cors) => WrappedFuture::Cors {
+                future: cors.respond(request, call),
+            },
         }
     }
 }
 
+/// The user's handler behind its guards, as CORS hands a request on to it.
+struct Guarded<H, T, S> {
+    inner: H,
+    state: S,
+    guards: Option<Guards<S>>,
+    handler: PhantomData<fn() -> T>,
+}
+
+impl<H, T, S> Downstream<Body> for Guarded<H, T, S>
+where
+    H: Handler<T, S>,
+    T: 'static,
+    S: Clone + Send + Sync + 'static,
+{
+    type Future = Infallibly<H::Future>;
+    type Later = Self;
+
+    fn call(self, request: Request) -> Self::Future {
+        let Guarded {
+            inner,
+            state,
+            guards,
+            ..
+        } = self;
+        // A preflight carries no credentials: guards never see one.
+        let guards = guards.filter(|_| request.extensions().get::<PreflightPassedOn>().is_none());
+        let Some(guards) = guards else {
+            return Infallibly::Direct {
+                future: inner.call(request, state),
+            };
+        };
+        let guarded = async move {
+            let (mut parts, body) = request.into_parts();
+            for guard in guards.iter() {
+                match CatchUnwind::new(guard(&mut parts, &state)).await {
+                    Ok(Ok(())) => {}
+                    Ok(Err(rejection)) => return rejection,
+                    Err(panic) => {
+                        tracing::error!(
+                            target: "cors_axum",
+                            route = parts.uri.path(),
+                            "a guard panicked: {}",
+                            panic.escape_debug()
+                        );
+                        return StatusCode::INTERNAL_SERVER_ERROR.into_response();
+                    }
+                }
+            }
+            inner.call(Request::from_parts(parts, body), state).await
+        };
+        Infallibly::Guarded {
+            future: Box::pin(guarded),
+        }
+    }
+
+    fn later(self) -> Self {
+        self
+    }
+}
+
 pin_project_lite::pin_project! {
-    /// The handler's future, behind its guards.
-    #[project = InnerProj]
-    enum Inner<F> {
+    /// The handler's future, behind its guards, as a service's: a response that cannot fail.
+    #[project = InfalliblyProj]
+    pub(crate) enum Infallibly<F> {
         Direct {
             #[pin]
             future: F,
@@ -174,44 +210,28 @@ pin_project_lite::pin_project! {
     }
 }
 
-impl<F: Future<Output = Response>> Future for Inner<F> {
-    type Output = Response;
-
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Response> {
-        match self.project() {
-            InnerProj::Direct { future } => future.poll(cx),
-            InnerProj::Guarded { future } => future.as_mut().poll(cx),
-        }
-    }
-}
-
-pin_project_lite::pin_project! {
-    /// A handler's future as a service's: a response that cannot fail.
-    struct Infallibly<F> {
-        #[pin]
-        future: F,
-    }
-}
-
 impl<F: Future<Output = Response>> Future for Infallibly<F> {
     type Output = Result<Response, Infallible>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        self.project().future.poll(cx).map(Ok)
+        match self.project() {
+            InfalliblyProj::Direct { future } => future.poll(cx).map(Ok),
+            InfalliblyProj::Guarded { future } => future.as_mut().poll(cx).map(Ok),
+        }
     }
 }
 
 pin_project_lite::pin_project! {
     /// The future of [`Wrapped`].
     #[project = WrappedProj]
-    enum WrappedFuture<F> {
+    pub(crate) enum WrappedFuture<F> {
         Plain {
             #[pin]
-            future: Inner<F>,
+            future: Infallibly<F>,
         },
         Cors {
             #[pin]
-            future: ResponseFuture<Infallibly<Inner<F>>>,
+            future: ResponseFuture<Infallibly<F>>,
         },
     }
 }
@@ -220,12 +240,13 @@ impl<F: Future<Output = Response>> Future for WrappedFuture<F> {
     type Output = Response;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Response> {
-        match self.project() {
+        let result = match self.project() {
             WrappedProj::Plain { future } => future.poll(cx),
-            WrappedProj::Cors { future } => future.poll(cx).map(|result| match result {
-                Ok(response) => response,
-                Err(never) => match never {},
-            }),
-        }
+            WrappedProj::Cors { future } => future.poll(cx),
+        };
+        result.map(|result| match result {
+            Ok(response) => response,
+            Err(never) => match never {},
+        })
     }
 }

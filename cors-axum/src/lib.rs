@@ -5,6 +5,7 @@
 #[allow(unused_extern_crates)]
 extern crate self as cors_axum;
 
+mod application;
 mod build;
 mod context;
 mod controller;
@@ -12,12 +13,14 @@ pub mod cors;
 mod error;
 mod guard;
 mod handler;
+mod methods;
 mod module;
 mod provider;
 mod table;
+mod unwind;
 mod wiring;
 
-pub use build::{Application, ApplicationBuilder};
+pub use application::{Application, ApplicationBuilder};
 pub use context::RequestContext;
 pub use controller::Controller;
 pub use cors::{CorsLayer, CorsModule, CorsService};
@@ -76,7 +79,7 @@ pub mod prelude {
 #[doc(hidden)]
 pub mod __private {
     //! Items used by the code that the macros generate. Not a public API.
-    pub use crate::build::ApplicationBuilder;
+    pub use crate::application::ApplicationBuilder;
     pub use crate::controller::{
         Controller, ControllerEntry, ControllerInstance, ControllerRef, RouteDef, type_id_of,
     };

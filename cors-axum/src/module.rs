@@ -12,7 +12,7 @@ use tower_layer::Layer;
 use tower_service::Service;
 
 use crate::controller::{Controller, ControllerRef};
-use crate::cors::CorsImport;
+use crate::cors::module::{CorsImport, CorsModule, CorsModuleWithOpts};
 use crate::guard::{Guard, GuardFn};
 use crate::provider::{IntoProviders, ProviderBuilder};
 
@@ -200,10 +200,10 @@ impl<S: 'static> Import<S> {
         }
     }
 
-    pub(crate) fn cors(cors: CorsImport) -> Self {
+    fn cors(cors: impl Into<CorsImport>) -> Self {
         Self {
             prefix: String::new(),
-            kind: ImportKind::Cors(cors),
+            kind: ImportKind::Cors(cors.into()),
         }
     }
 }
@@ -239,5 +239,19 @@ impl<S: 'static, M: Module<S> + DeclaredModule> IntoImport<S> for M {
 impl<S: 'static> IntoImport<S> for Import<S> {
     fn into_import(self) -> Import<S> {
         self
+    }
+}
+
+#[diagnostic::do_not_recommend]
+impl<S: 'static> IntoImport<S> for CorsModule {
+    fn into_import(self) -> Import<S> {
+        Import::cors(self)
+    }
+}
+
+#[diagnostic::do_not_recommend]
+impl<S: 'static> IntoImport<S> for CorsModuleWithOpts {
+    fn into_import(self) -> Import<S> {
+        Import::cors(self)
     }
 }

@@ -5,9 +5,11 @@ use std::sync::Arc;
 
 use http::Method;
 
+use crate::methods::method_rank;
+
 /// Where a route's CORS comes from.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum RouteCors {
+pub(crate) enum CorsCoverage {
     /// No `CorsModule` covers the route.
     None,
     /// Switched off, at this level.
@@ -28,21 +30,26 @@ pub(crate) enum CorsLevel {
     Route,
 }
 
-impl fmt::Display for RouteCors {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let level = |level: &CorsLevel| match level {
+impl CorsLevel {
+    fn name(self) -> &'static str {
+        match self {
             CorsLevel::Module => "module",
             CorsLevel::Controller => "controller",
             CorsLevel::Route => "route",
-        };
+        }
+    }
+}
+
+impl fmt::Display for CorsCoverage {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            RouteCors::None => f.write_str("-"),
-            RouteCors::Off(at) => write!(f, "off ({})", level(at)),
-            RouteCors::From {
+            CorsCoverage::None => f.write_str("-"),
+            CorsCoverage::Off(at) => write!(f, "off ({})", at.name()),
+            CorsCoverage::From {
                 module,
                 level: CorsLevel::Module,
             } => f.write_str(module),
-            RouteCors::From { module, level: at } => write!(f, "{module} + {}", level(at)),
+            CorsCoverage::From { module, level } => write!(f, "{module} + {}", level.name()),
         }
     }
 }
@@ -55,7 +62,9 @@ pub struct RouteInfo {
     pub(crate) module: &'static str,
     pub(crate) controller: &'static str,
     pub(crate) handler: &'static str,
-    pub(crate) cors: RouteCors,
+    pub(crate) cors: CorsCoverage,
+    /// An `OPTIONS` route that `CorsModule` generated, not one the user wrote.
+    pub(crate) generated: bool,
 }
 
 impl RouteInfo {
@@ -74,7 +83,7 @@ impl RouteInfo {
         self.module
     }
 
-    /// The controller, or the module hook (such as `CorsModule`) that generated the route.
+    /// The controller, or `CorsModule` for the `OPTIONS` routes it generates.
     pub fn controller(&self) -> &'static str {
         self.controller
     }
@@ -82,6 +91,11 @@ impl RouteInfo {
     /// The handler's name.
     pub fn handler(&self) -> &'static str {
         self.handler
+    }
+
+    /// Whether `CorsModule` generated the route (an `OPTIONS` route for a path without one).
+    pub fn is_generated(&self) -> bool {
+        self.generated
     }
 
     /// `Module::Controller::handler`, for errors.
@@ -93,20 +107,23 @@ impl RouteInfo {
     /// the route has none (no `CorsModule` covers it, or it is switched off).
     pub fn cors(&self) -> Option<&'static str> {
         match self.cors {
-            RouteCors::From { module, .. } => Some(module),
-            RouteCors::None | RouteCors::Off(_) => None,
+            CorsCoverage::From { module, .. } => Some(module),
+            CorsCoverage::None | CorsCoverage::Off(_) => None,
         }
     }
 }
 
-/// Every route of a built application, sorted by path, then method, then module.
+/// Every route of a built application, sorted by path, then method, then module, and what
+/// the build noticed that may not be what was meant.
 ///
 /// Its `Display` is an aligned table, one route a line. Its `CORS` column names the module whose
 /// `CorsModule` covers the route, with `+ controller` or `+ route` where options of that level
-/// apply; `off (level)` where CORS is switched off; `-` where no `CorsModule` covers it.
+/// apply; `off (level)` where CORS is switched off; `-` where no `CorsModule` covers it. The
+/// warnings follow the table, one a line, each starting with `warning: `.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RouteTable {
     pub(crate) routes: Vec<RouteInfo>,
+    pub(crate) warnings: Vec<String>,
 }
 
 impl RouteTable {
@@ -125,13 +142,76 @@ impl RouteTable {
         self.routes.is_empty()
     }
 
+    /// What the build noticed that does nothing, such as `cors = false` on a route that no
+    /// `CorsModule` covers; also logged at build, at warn level.
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
+    }
+
     /// The table sorted by path, then method, then module.
     pub(crate) fn into_sorted(mut self) -> Self {
         fn key(r: &RouteInfo) -> (&str, usize, &str) {
-            (&r.path, crate::controller::method_rank(&r.method), r.module)
+            (&r.path, method_rank(&r.method), r.module)
         }
         self.routes.sort_by(|a, b| key(a).cmp(&key(b)));
         self
+    }
+
+    /// The table as JSON, for tools such as `cors-audit --routes`:
+    /// `{"routes":[{"method":"GET","path":"/items/{id}","module":"AppModule",
+    /// "controller":"ItemsController","handler":"get","cors":"AppModule","generated":false}],
+    /// "warnings":[]}`, where `cors` is `null` for a route without CORS.
+    ///
+    /// ```
+    /// use cors_axum::prelude::*;
+    ///
+    /// pub struct ItemsController;
+    ///
+    /// #[controller]
+    /// impl ItemsController {
+    ///     #[route("GET", "items")]
+    ///     async fn list() -> &'static str { "[]" }
+    /// }
+    ///
+    /// rest_root_module! {
+    ///     pub struct AppModule { imports: [CorsModule], controllers: [ItemsController] }
+    /// }
+    ///
+    /// let json = AppModule::routes().unwrap().to_json();
+    /// assert!(json.starts_with(r#"{"routes":[{"method":"OPTIONS","path":"/items","#));
+    /// assert!(json.contains(r#""handler":"list","cors":"AppModule","generated":false}"#));
+    /// ```
+    #[cfg(feature = "serde")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("a route table is plain strings and booleans")
+    }
+}
+
+#[cfg(feature = "serde")]
+impl serde::Serialize for RouteInfo {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut row = serializer.serialize_struct("RouteInfo", 7)?;
+        row.serialize_field("method", self.method.as_str())?;
+        row.serialize_field("path", &*self.path)?;
+        row.serialize_field("module", self.module)?;
+        row.serialize_field("controller", self.controller)?;
+        row.serialize_field("handler", self.handler)?;
+        row.serialize_field("cors", &self.cors())?;
+        row.serialize_field("generated", &self.generated)?;
+        row.end()
+    }
+}
+
+#[cfg(feature = "serde")]
+impl serde::Serialize for RouteTable {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut table = serializer.serialize_struct("RouteTable", 2)?;
+        table.serialize_field("routes", &self.routes)?;
+        table.serialize_field("warnings", &self.warnings)?;
+        table.end()
     }
 }
 
@@ -174,6 +254,9 @@ impl fmt::Display for RouteTable {
                 r.controller,
                 r.handler
             )?;
+        }
+        for warning in &self.warnings {
+            writeln!(f, "warning: {warning}")?;
         }
         Ok(())
     }

@@ -10,7 +10,7 @@
 use std::any::{TypeId, type_name};
 use std::marker::PhantomData;
 
-use crate::CorsService;
+use crate::cors::CorsService;
 use crate::provider::Inject;
 
 /// What one route extracts that its module must provide.

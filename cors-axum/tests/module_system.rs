@@ -453,14 +453,74 @@ rest_root_module! {
     struct OnePathTwoModules { imports: [RootGetModule, RootPostModule] }
 }
 
+rest_root_module! {
+    struct OnePathTwoModulesUnderCors { imports: [CorsModule, RootGetModule, RootPostModule] }
+}
+
+feature_module! {
+    struct RootPostWithOwnCors {
+        imports: [CorsModule::with_opts(CorsOptions::new().origin("https://a.example"))],
+        controllers: [RootPost],
+    }
+}
+
+rest_root_module! {
+    struct OnePathTwoCors { imports: [CorsModule, RootGetModule, RootPostWithOwnCors] }
+}
+
+#[tokio::test]
+async fn modules_with_the_same_cors_and_layers_share_a_path() {
+    let app = OnePathTwoModules::application().unwrap();
+    let modules: Vec<_> = app
+        .routes()
+        .iter()
+        .map(|r| (r.method().as_str(), r.module()))
+        .collect();
+    assert_eq!(
+        modules,
+        [("GET", "RootGetModule"), ("POST", "RootPostModule")]
+    );
+    let router = app.into_router();
+    assert_eq!(send(&router, request("GET", "/", &[])).await.body, "root");
+    assert_eq!(send(&router, request("POST", "/", &[])).await.body, "root");
+
+    // Under one `CorsModule`: one generated `OPTIONS` route, whose `Allow` and preflights
+    // know the methods of both modules.
+    let app = OnePathTwoModulesUnderCors::application().unwrap();
+    let options = app
+        .routes()
+        .iter()
+        .filter(|r| r.method() == "OPTIONS")
+        .count();
+    assert_eq!(options, 1, "{}", app.routes());
+    let router = app.into_router();
+    let answer = send(&router, request("OPTIONS", "/", &[])).await;
+    assert_eq!(answer.header("allow"), Some("OPTIONS, GET, HEAD, POST"));
+    let preflight = [
+        ("origin", "https://x.example"),
+        ("access-control-request-method", "POST"),
+    ];
+    let answer = send(&router, request("OPTIONS", "/", &preflight)).await;
+    assert_eq!(
+        answer.header("access-control-allow-methods"),
+        Some("OPTIONS, GET, HEAD, POST")
+    );
+}
+
 #[test]
-fn one_path_in_two_modules_is_an_error() {
-    let err = OnePathTwoModules::router().unwrap_err();
+fn modules_with_different_cors_on_one_path_are_an_error_naming_the_handlers() {
+    let err = OnePathTwoCors::router().unwrap_err();
+    assert!(
+        matches!(err, BuildError::PathInTwoModules { .. }),
+        "{err:?}"
+    );
     assert_eq!(
         err.to_string(),
-        "path `/` is served by two modules, `RootGetModule` and `RootPostModule`; \
-         mount one of them under a prefix with `Import::at`"
+        "path `/` is served by two modules, by `RootGetModule::RootGet::root` and by \
+         `RootPostWithOwnCors::RootPost::root`, and their CORS differs; mount one of the \
+         modules under a prefix with `Import::at`, or give both the same CORS and layers"
     );
+    assert!(!err.to_string().contains("CorsModule::options"));
 }
 
 rest_root_module! {

@@ -8,9 +8,9 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use axum::Router;
 use common::{Answer, request, send};
+use cors_axum::CorsLayer;
 use cors_axum::cors::CorsReload;
 use cors_axum::prelude::*;
-use cors_axum::{BuildError, CorsLayer};
 use http::StatusCode;
 
 const A: &str = "https://a.example";
@@ -122,14 +122,17 @@ async fn an_invalid_reload_is_an_error_and_the_old_policy_stays() {
     let err = reload
         .reload(CorsOptions::new().origin("https://b.example/path"))
         .unwrap_err();
-    let BuildError::Cors { source, .. } = &err else {
-        panic!("{err:?}");
-    };
-    assert_eq!(source.field(), "origin");
+    assert_eq!(err.config_error().field(), "origin");
+    assert_eq!(err.module(), Some("App"));
+    assert!(
+        err.to_string()
+            .starts_with("invalid CORS options in the options given to `CorsReload::reload`"),
+        "{err}"
+    );
     let err = reload
         .reload(CorsOptions::new().credentials(true))
         .unwrap_err();
-    assert!(matches!(err, BuildError::Cors { .. }), "{err:?}");
+    assert_eq!(err.config_error().field(), "credentials", "{err:?}");
     let answer = send(&router, request("OPTIONS", "/items", &preflight(A))).await;
     assert_eq!(written_by(&answer, A, true), Some('a'));
 }

@@ -31,6 +31,7 @@ pub use policy::CorsPolicy;
 pub use preflight::PreflightDecision;
 pub use refusal::Refusal;
 pub use request::{CorsRequest, OriginAnswer, RequestKind};
+pub use vary::merge_vary;
 
 /// Header names the [`http`] crate does not define.
 pub mod header {

@@ -134,6 +134,84 @@ impl VaryNames {
     }
 }
 
+/// Merges the names listed in `names` (a `Vary` value: comma-separated header names) into the
+/// `Vary` of `headers`: inserted as it is when there is none; otherwise every name not listed yet
+/// (compared case-insensitively) is appended, and a `Vary: *` is left as it is.
+///
+/// For a server that adds another answer's `Vary` to a response it did not build, such as the
+/// answer of a preflight passed on to the route's own handler.
+///
+/// ```
+/// use cors_axum_core::merge_vary;
+/// use http::{HeaderMap, HeaderValue, header::VARY};
+///
+/// let mut headers = HeaderMap::new();
+/// headers.insert(VARY, HeaderValue::from_static("accept-encoding, origin"));
+/// merge_vary(&mut headers, &HeaderValue::from_static("Origin, Access-Control-Request-Method"));
+/// assert_eq!(headers[VARY], "accept-encoding, origin, Access-Control-Request-Method");
+/// ```
+pub fn merge_vary(headers: &mut HeaderMap, names: &HeaderValue) {
+    let mut entry = match headers.entry(VARY) {
+        Entry::Vacant(entry) => {
+            entry.insert(names.clone());
+            return;
+        }
+        Entry::Occupied(entry) => entry,
+    };
+    let listed = |name: &[u8], entry: &OccupiedEntry<'_, HeaderValue>| {
+        entry.iter().any(|line| {
+            line.as_bytes()
+                .split(|&b| b == b',')
+                .map(<[u8]>::trim_ascii)
+                .any(|element| element == b"*" || element.eq_ignore_ascii_case(name))
+        })
+    };
+    let mut merged: Vec<u8> = Vec::new();
+    for name in names
+        .as_bytes()
+        .split(|&b| b == b',')
+        .map(<[u8]>::trim_ascii)
+    {
+        if name.is_empty() || listed(name, &entry) || merged_lists(&merged, name) {
+            continue;
+        }
+        merged.extend_from_slice(b", ");
+        merged.extend_from_slice(name);
+    }
+    if merged.is_empty() {
+        return;
+    }
+    let mut line: Vec<u8> = Vec::new();
+    for existing in entry.iter() {
+        let existing = existing.as_bytes().trim_ascii();
+        if !existing.is_empty() {
+            if !line.is_empty() {
+                line.extend_from_slice(b", ");
+            }
+            line.extend_from_slice(existing);
+        }
+    }
+    let merged = if line.is_empty() {
+        &merged[2..]
+    } else {
+        &merged[..]
+    };
+    line.extend_from_slice(merged);
+    // Replaces every existing line with the merged one.
+    entry.insert(
+        HeaderValue::from_bytes(&line)
+            .expect("header values and names joined with `, ` are a header value"),
+    );
+}
+
+/// Whether `merged` (`, `-prefixed names) already lists `name`.
+fn merged_lists(merged: &[u8], name: &[u8]) -> bool {
+    merged
+        .split(|&b| b == b',')
+        .map(<[u8]>::trim_ascii)
+        .any(|element| element.eq_ignore_ascii_case(name))
+}
+
 /// The names of the bits in `set`, in [`NAMES`] order.
 fn names(set: u8) -> impl Iterator<Item = &'static str> {
     NAMES
@@ -240,5 +318,25 @@ mod tests {
                  Access-Control-Request-Private-Network"
             ]
         );
+    }
+
+    #[test]
+    fn merge_vary_appends_missing_names_once() {
+        let value = |s: &'static str| HeaderValue::from_static(s);
+        let mut headers = HeaderMap::new();
+        headers.append(VARY, value("Accept"));
+        headers.append(VARY, value("origin"));
+        merge_vary(&mut headers, &value("Origin, X-A, x-a, , Accept-Language"));
+        assert_eq!(
+            vary_lines(&headers),
+            ["Accept, origin, X-A, Accept-Language"]
+        );
+        let mut star = HeaderMap::new();
+        star.insert(VARY, value("*"));
+        merge_vary(&mut star, &value("Origin"));
+        assert_eq!(vary_lines(&star), ["*"]);
+        let mut empty = HeaderMap::new();
+        merge_vary(&mut empty, &value("Origin"));
+        assert_eq!(vary_lines(&empty), ["Origin"]);
     }
 }

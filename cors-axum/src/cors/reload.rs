@@ -4,20 +4,22 @@ use std::fmt;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use arc_swap::ArcSwap;
-use cors_axum_core::CorsOptions;
+use cors_axum_core::{CorsConfigError, CorsOptions};
 use http::Method;
 
-use super::{CorsRoute, ModuleCors, ModuleCorsPaths, PathCors, Provided};
-use crate::error::BuildError;
+use super::plan::{
+    ApplicationLevel, ModulePlanner, ModuleRecipe, PathPlan, PlanError, RouteOptions, RoutePlan,
+};
 
 /// A handle that replaces CORS options while the application serves requests: the options of
 /// a [`CorsLayer`](crate::CorsLayer), or those an application provides to its modules
 /// (`AppModule::builder().provide(options).cors_reload(&reload)`).
 ///
-/// [`reload`](CorsReload::reload) compiles every policy with the new options first: if any is
-/// invalid, it returns the error and the old policies stay. Then it replaces them, each at once:
-/// a request sees the old policy or the new one, never a mix. Policies compiled for reloading
-/// free their header values when replaced, so reloading any number of times keeps memory flat.
+/// [`reload`](CorsReload::reload) makes every plan again with the new options, as the build
+/// made them, first: if any is invalid, it returns the error and the old plans stay. Then it
+/// replaces them, each at once: a request sees the old plan or the new one, never a mix.
+/// Policies compiled for reloading free their header values when replaced, so reloading any
+/// number of times keeps memory flat.
 ///
 /// ```
 /// use cors_axum::cors::CorsReload;
@@ -45,7 +47,8 @@ use crate::error::BuildError;
 /// // Later, for example when the configuration file changes:
 /// reload.reload(CorsOptions::new().origin("https://b.example")).unwrap();
 /// // An invalid configuration is refused, and the current one stays:
-/// assert!(reload.reload(CorsOptions::new().origin("https://b.example/")).is_err());
+/// let err = reload.reload(CorsOptions::new().origin("https://b.example/")).unwrap_err();
+/// assert_eq!(err.config_error().field(), "origin");
 /// # drop(router);
 /// ```
 #[derive(Clone, Default)]
@@ -68,8 +71,8 @@ impl CorsReload {
     }
 
     /// Replaces the options with `options`, everywhere this handle was given: validated first,
-    /// every policy compiled, then swapped in.
-    pub fn reload(&self, options: CorsOptions) -> Result<(), BuildError> {
+    /// every plan made, then swapped in.
+    pub fn reload(&self, options: CorsOptions) -> Result<(), ReloadError> {
         let targets = self.lock();
         let prepared = targets
             .iter()
@@ -90,141 +93,133 @@ impl CorsReload {
     }
 }
 
-/// What a reload replaces: it compiles the new policies, and returns what swaps them in.
-pub(crate) trait Target: Send + Sync + 'static {
-    fn prepare(&self, options: &CorsOptions) -> Result<Box<dyn FnOnce() + Send>, BuildError>;
+/// Why [`CorsReload::reload`] refused new options: they are invalid for a module, a route, or a
+/// [`CorsLayer`](crate::CorsLayer). The options in force stay.
+#[derive(Debug)]
+pub struct ReloadError {
+    module: Option<&'static str>,
+    route: Option<String>,
+    given_in: String,
+    source: Box<CorsConfigError>,
 }
 
-/// A route as a reload compiles it again.
-struct OwnedRoute {
-    method: Method,
-    controller: &'static str,
-    handler: &'static str,
-    controller_options: Option<CorsOptions>,
-    route_options: Option<CorsOptions>,
+impl ReloadError {
+    /// The module whose options the new ones make invalid; `None` for a `CorsLayer`.
+    pub fn module(&self) -> Option<&'static str> {
+        self.module
+    }
+
+    /// The route (`GET /items`), where the options are invalid together with a controller's or
+    /// a route's own.
+    pub fn route(&self) -> Option<&str> {
+        self.route.as_deref()
+    }
+
+    /// The error of the engine, which names the option and the fix.
+    pub fn config_error(&self) -> &CorsConfigError {
+        &self.source
+    }
 }
 
-/// One path of a module, as a reload compiles it again.
-struct ReloadPath {
-    slot: Arc<ArcSwap<PathCors>>,
-    path: Arc<str>,
-    methods: Vec<Method>,
-    routes: Vec<OwnedRoute>,
-}
-
-/// The paths of one module whose CORS the application's options reload.
-pub(crate) struct ModuleReload {
-    module: &'static str,
-    cors: ModuleCors,
-    /// The module's own options (`providers_per_rou`), which a reload leaves as they are.
-    provided: Option<CorsOptions>,
-    paths: Vec<ReloadPath>,
-}
-
-impl ModuleReload {
-    pub(crate) fn new(
-        module: &'static str,
-        cors: ModuleCors,
-        provided: Option<CorsOptions>,
-    ) -> Self {
+impl From<PlanError> for ReloadError {
+    fn from(error: PlanError) -> Self {
         Self {
-            module,
-            cors,
-            provided,
-            paths: Vec::new(),
+            module: Some(error.module),
+            route: error.route,
+            given_in: error.given_in,
+            source: error.source,
         }
     }
+}
 
-    /// Records a path compiled as `cors`; returns the slot its requests read.
-    pub(crate) fn add_path(
-        &mut self,
-        path: &Arc<str>,
-        methods: &[Method],
-        routes: &[CorsRoute<'_>],
-        cors: Arc<PathCors>,
-    ) -> Arc<ArcSwap<PathCors>> {
-        let slot = Arc::new(ArcSwap::new(cors));
-        self.paths.push(ReloadPath {
-            slot: slot.clone(),
-            path: path.clone(),
-            methods: methods.to_vec(),
-            routes: routes
-                .iter()
-                .map(|r| OwnedRoute {
-                    method: r.method.clone(),
-                    controller: r.controller,
-                    handler: r.handler,
-                    controller_options: r.controller_options.cloned(),
-                    route_options: r.route_options.cloned(),
-                })
-                .collect(),
-        });
-        slot
+impl fmt::Display for ReloadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "invalid CORS options in {}, ", self.given_in)?;
+        match (&self.route, self.module) {
+            (Some(route), Some(module)) => write!(f, "for route `{route}` of module `{module}`")?,
+            (None, Some(module)) => write!(f, "for module `{module}`")?,
+            _ => f.write_str("for a `CorsLayer`")?,
+        }
+        // The cause is the `source`, printed by error reporters after this line.
+        f.write_str("; the options in force stay")
     }
+}
+
+impl std::error::Error for ReloadError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&*self.source)
+    }
+}
+
+/// What swaps the prepared plans in.
+type Swap = Box<dyn FnOnce() + Send>;
+
+/// What a reload replaces: it makes the new plans, and returns what swaps them in.
+pub(crate) trait Target: Send + Sync + 'static {
+    fn prepare(&self, options: &CorsOptions) -> Result<Swap, ReloadError>;
+}
+
+/// One path of a module, as a reload makes its plan again.
+pub(crate) struct ReloadPath {
+    pub(crate) slot: Arc<ArcSwap<PathPlan>>,
+    pub(crate) path: Arc<str>,
+    pub(crate) methods: Vec<Method>,
+    pub(crate) routes: Vec<RouteOptions>,
+}
+
+/// The paths of one module whose plans the application's options reload.
+pub(crate) struct ModuleReload {
+    pub(crate) recipe: Arc<ModuleRecipe>,
+    pub(crate) paths: Vec<ReloadPath>,
+    /// The plan of unknown paths, for the root module.
+    pub(crate) unknown_path: Option<Arc<ArcSwap<PathPlan>>>,
 }
 
 impl Target for ModuleReload {
-    fn prepare(&self, options: &CorsOptions) -> Result<Box<dyn FnOnce() + Send>, BuildError> {
-        let provided = Provided {
-            application: Some(options),
-            module: self.provided.as_ref(),
+    fn prepare(&self, options: &CorsOptions) -> Result<Swap, ReloadError> {
+        let application = ApplicationLevel {
+            options: Some(options),
+            given_in: "the options given to `CorsReload::reload`",
+            reloadable: true,
         };
-        let mut compiler = ModuleCorsPaths::new(self.module, &self.cors, provided)?
-            .reloadable(&self.cors, self.provided.as_ref());
-        let mut swaps = Vec::with_capacity(self.paths.len());
+        let mut planner = ModulePlanner::new(self.recipe.clone(), &application)?;
+        let mut swaps = Vec::with_capacity(self.paths.len() + 1);
         for path in &self.paths {
-            let routes: Vec<CorsRoute<'_>> = path
-                .routes
-                .iter()
-                .map(|r| CorsRoute {
-                    method: &r.method,
-                    controller: r.controller,
-                    handler: r.handler,
-                    controller_options: r.controller_options.as_ref(),
-                    route_options: r.route_options.as_ref(),
-                })
-                .collect();
-            let (cors, _) = compiler.path_cors(&path.path, &path.methods, &routes)?;
-            swaps.push((path.slot.clone(), cors));
+            let (plan, _) = planner.path(&path.path, &path.methods, &path.routes)?;
+            swaps.push((path.slot.clone(), plan));
+        }
+        if let Some(slot) = &self.unknown_path {
+            swaps.push((slot.clone(), Arc::new(planner.unknown_path()?)));
         }
         Ok(Box::new(move || {
-            for (slot, cors) in swaps {
-                slot.store(cors);
+            for (slot, plan) in swaps {
+                slot.store(plan);
             }
         }))
     }
 }
 
-/// The answer to unknown paths of a root module, reloaded with the application's options.
-pub(crate) struct FallbackReload {
-    pub(crate) cors: ModuleCors,
-    pub(crate) slot: Arc<ArcSwap<PathCors>>,
+/// The options of a plain [`CorsLayer`](crate::CorsLayer), replaced as a whole.
+pub(crate) struct LayerReload {
+    slot: Arc<ArcSwap<PathPlan>>,
 }
 
-impl Target for FallbackReload {
-    fn prepare(&self, options: &CorsOptions) -> Result<Box<dyn FnOnce() + Send>, BuildError> {
-        let cors = Arc::new(self.cors.fallback_cors(Some(options), true)?);
-        let slot = self.slot.clone();
-        Ok(Box::new(move || slot.store(cors)))
+impl LayerReload {
+    pub(crate) fn new(slot: Arc<ArcSwap<PathPlan>>) -> Self {
+        Self { slot }
     }
 }
 
-/// The options of a plain [`CorsLayer`](crate::CorsLayer), replaced as a whole.
-pub(crate) struct LayerReload {
-    pub(crate) slot: Arc<ArcSwap<PathCors>>,
-}
-
 impl Target for LayerReload {
-    fn prepare(&self, options: &CorsOptions) -> Result<Box<dyn FnOnce() + Send>, BuildError> {
-        let cors = Arc::new(super::layer::layer_cors(options, true).map_err(|source| {
-            BuildError::Cors {
-                module: "CorsLayer",
-                route: None,
-                given_in: "`CorsReload::reload` of a `CorsLayer`".to_owned(),
-                source: Box::new(source),
-            }
-        })?);
+    fn prepare(&self, options: &CorsOptions) -> Result<Swap, ReloadError> {
+        let plan = RoutePlan::compile(options, None, true).map_err(|source| ReloadError {
+            module: None,
+            route: None,
+            given_in: "the options given to `CorsReload::reload`".to_owned(),
+            source: Box::new(source),
+        })?;
+        let plan = Arc::new(PathPlan::single(plan));
         let slot = self.slot.clone();
-        Ok(Box::new(move || slot.store(cors)))
+        Ok(Box::new(move || slot.store(plan)))
     }
 }

@@ -10,16 +10,17 @@ use cors_axum_core::ActualDecision;
 use http::request::Parts;
 use http::{HeaderMap, HeaderValue, StatusCode, header};
 
-/// What the CORS layer keeps of a request whose handler may set cookies, until its response:
-/// the CORS decision on its origin and what the handler asked for.
+/// What the CORS handling keeps of a request whose handler may set cookies, until its response:
+/// the CORS decision on its origin and what the handler asked for. Shared with `CorsService`
+/// through the request's extensions.
 #[derive(Debug)]
-pub(crate) struct RequestCors {
+pub(crate) struct ResponseState {
     decision: ActualDecision,
     cookies: Mutex<Vec<Cookie<'static>>>,
     credentialed: AtomicBool,
 }
 
-impl RequestCors {
+impl ResponseState {
     /// The state of a request with this decision.
     pub(crate) fn new(decision: ActualDecision) -> Self {
         Self {
@@ -57,10 +58,6 @@ impl RequestCors {
         !cookies.is_empty() || self.credentialed.load(Ordering::Relaxed)
     }
 }
-
-/// The request state in the request's extensions, where `CorsService` finds it.
-#[derive(Clone, Debug)]
-pub(crate) struct CorsState(pub(crate) Arc<RequestCors>);
 
 /// Whether a request with this decision comes from its own host (another port is the same
 /// site, so `SameSite=Lax` cookies are sent back), or is not CORS.
@@ -126,7 +123,7 @@ fn is_same_host(decision: &ActualDecision, parts: &Parts) -> bool {
 /// ```
 #[derive(Debug, Clone)]
 pub struct CorsService {
-    request: Arc<RequestCors>,
+    request: Arc<ResponseState>,
     /// Whether the request comes from its own host, decided when the service is extracted.
     same_site: bool,
 }
@@ -164,9 +161,9 @@ impl<S: Send + Sync> FromRequestParts<S> for CorsService {
     type Rejection = CorsServiceRejection;
 
     async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
-        let CorsState(request) = parts
+        let request = parts
             .extensions
-            .get::<CorsState>()
+            .get::<Arc<ResponseState>>()
             .ok_or(CorsServiceRejection)?;
         Ok(CorsService {
             same_site: is_same_host(request.decision(), parts),

@@ -1,0 +1,148 @@
+//! Building an axum `Router` from a tree of modules: the walk over the modules, their routes
+//! grouped by path, each path mounted once with its plan, and the answer to unknown paths.
+
+mod mount;
+mod paths;
+mod walk;
+
+use std::borrow::Cow;
+
+use axum::Router;
+use cors_axum_core::CorsOptions;
+use rustc_hash::FxHashMap;
+
+use crate::controller::ControllerEntry;
+use crate::cors::reload::CorsReload;
+use crate::error::BuildError;
+use crate::guard::GuardFn;
+use crate::module::{Module, PathLayer};
+use crate::provider::ProviderBuilder;
+use crate::table::RouteTable;
+use mount::Builder;
+use walk::{Collected, Inherited, Walk};
+
+/// What an application is built from.
+pub(crate) struct BuildInput<S: 'static> {
+    pub(crate) root: Box<dyn Module<S>>,
+    /// The application's providers.
+    pub(crate) providers: ProviderBuilder,
+    /// The application's guards, run first.
+    pub(crate) guards: Vec<GuardFn<S>>,
+    /// The application's layers, outermost last.
+    pub(crate) layers: Vec<PathLayer<S>>,
+    pub(crate) reload: Option<CorsReload>,
+}
+
+/// Builds the router of `input` and its route table, in mounting order.
+pub(crate) fn build<S: Clone + Send + Sync + 'static>(
+    input: BuildInput<S>,
+) -> Result<(Router<S>, RouteTable), BuildError> {
+    let BuildInput {
+        root,
+        providers,
+        guards,
+        mut layers,
+        reload,
+    } = input;
+    // The application's layers are outermost: last in the list, which runs inner to outer.
+    layers.reverse();
+    let inherited = Inherited {
+        cors: None,
+        guards,
+        layers,
+    };
+    let walk = Walk::of(&*root, &inherited)?;
+    let covered = walk.modules.iter().any(|m| m.cors.is_some());
+    if !covered && (providers.get::<CorsOptions>().is_some() || reload.is_some()) {
+        let given_in = if reload.is_some() {
+            "`.cors_reload(..)` of the application builder"
+        } else {
+            "`.provide(..)` of the application builder"
+        };
+        return Err(BuildError::CorsOptionsWithoutCors {
+            given_in: given_in.to_owned(),
+            module: walk.root().name,
+        });
+    }
+    let mut builder = Builder::new(&walk, providers, reload);
+    // Reused from path to path.
+    let mut group = Vec::new();
+    for routes in Groups::by_path(&walk.routes).iter() {
+        group.clear();
+        group.extend(routes.iter().map(|&i| &walk.routes[i]));
+        builder.mount_path(&mut group)?;
+    }
+    let (router, mut table) = builder.finish()?;
+    for warning in &walk.warnings {
+        tracing::warn!(target: "cors_axum", "{warning}");
+    }
+    report_unlisted(&walk);
+    table.warnings = walk.warnings;
+    Ok((router, table))
+}
+
+/// The routes grouped by path, paths in the order they were first met (fixed for a given
+/// binary; the route table is sorted when it is read), without sorting every route: they are
+/// placed group after group in one list (a counting sort).
+struct Groups {
+    /// Indexes of routes, group after group.
+    order: Vec<usize>,
+    /// Where each group starts in `order`, and where the last ends.
+    starts: Vec<usize>,
+}
+
+impl Groups {
+    fn by_path<S>(routes: &[Collected<S>]) -> Self {
+        let mut slots: FxHashMap<&Cow<'static, str>, usize> =
+            FxHashMap::with_capacity_and_hasher(routes.len(), Default::default());
+        let mut group_of = Vec::with_capacity(routes.len());
+        for route in routes {
+            let next = slots.len();
+            group_of.push(*slots.entry(&route.path).or_insert(next));
+        }
+        let mut starts = vec![0; slots.len() + 1];
+        for group in &group_of {
+            starts[group + 1] += 1;
+        }
+        for i in 1..starts.len() {
+            starts[i] += starts[i - 1];
+        }
+        let mut order = vec![0; routes.len()];
+        let mut next = starts.clone();
+        for (i, group) in group_of.iter().enumerate() {
+            order[next[*group]] = i;
+            next[*group] += 1;
+        }
+        Self { order, starts }
+    }
+
+    /// The routes of each group.
+    fn iter(&self) -> impl Iterator<Item = &[usize]> {
+        self.starts
+            .windows(2)
+            .map(|bounds| &self.order[bounds[0]..bounds[1]])
+    }
+}
+
+/// Logs the controllers of the root module's crate that no module lists: their routes are
+/// not served, which is easy to miss.
+fn report_unlisted<S: 'static>(walk: &Walk<S>) {
+    if !tracing::enabled!(tracing::Level::DEBUG) {
+        return;
+    }
+    let root_crate = crate_of(walk.root_type_name);
+    for entry in inventory::iter::<ControllerEntry> {
+        if crate_of(entry.module_path) == root_crate && !walk.listed.contains(&(entry.type_id)()) {
+            tracing::debug!(
+                controller = entry.name,
+                module_path = entry.module_path,
+                "controller is not listed in the `controllers` of any module of this application"
+            );
+        }
+    }
+}
+
+/// The crate of a type or module path.
+fn crate_of(path: &str) -> &str {
+    path.split("::").next().unwrap_or(path)
+}

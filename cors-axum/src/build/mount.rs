@@ -1,0 +1,457 @@
+//! Mounting one path: its routes checked, its plan made, CORS placed where the path's layers
+//! let it sit, and the path added to the router.
+
+use std::sync::Arc;
+
+use axum::Router;
+use axum::routing::{MethodFilter, MethodRouter, on_service};
+use cors_axum_core::CorsOptions;
+use http::{Method, StatusCode};
+use rustc_hash::FxHashMap;
+use tower_layer::Layer;
+
+use super::paths::Paths;
+use super::walk::{Collected, ModuleScope, Walk};
+use crate::cors::CorsLayer;
+use crate::cors::answer::FixedAnswer;
+use crate::cors::plan::{ApplicationLevel, ModulePlanner, PlanSource, RouteOptions};
+use crate::cors::reload::{CorsReload, ModuleReload, ReloadPath};
+use crate::cors::respond::PathCors;
+use crate::error::BuildError;
+use crate::handler::RouteSetup;
+use crate::methods::{method_rank, path_methods};
+use crate::provider::{ProviderBuilder, ProviderScope};
+use crate::table::{CorsCoverage, RouteInfo, RouteTable};
+use crate::wiring::Needs;
+
+/// Where CORS sits on a route: in its handler (the cheapest: one axum `Route` per method), or
+/// in a layer around the layers it must wrap, the route's own or the path's.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Placement {
+    Handler,
+    AroundRoute,
+    AroundPath,
+}
+
+impl Placement {
+    /// Where CORS sits on a route with its own layers (`route_layered`, of the route or its
+    /// controller) on a path with layers of its modules or of the application (`path_layered`).
+    fn of(path_layered: bool, route_layered: bool) -> Self {
+        match (path_layered, route_layered) {
+            (true, _) => Placement::AroundPath,
+            (false, true) => Placement::AroundRoute,
+            (false, false) => Placement::Handler,
+        }
+    }
+}
+
+/// What a route needs, found before its method router is built.
+struct Prepared {
+    /// The providers it sees.
+    scope: Option<ProviderScope>,
+    /// Whether its handler or controller takes `CorsService`.
+    cors_service: bool,
+}
+
+/// The router being built, path by path.
+pub(super) struct Builder<'w, S: 'static> {
+    walk: &'w Walk<S>,
+    /// `None` only while a path is being added: `Router::route` takes the router by value.
+    router: Option<Router<S>>,
+    table: RouteTable,
+    paths: Paths,
+    /// The application's providers ([`ApplicationBuilder::provide`]).
+    ///
+    /// [`ApplicationBuilder::provide`]: crate::ApplicationBuilder::provide
+    providers: ProviderBuilder,
+    application: Option<CorsOptions>,
+    reload: Option<CorsReload>,
+    /// The providers of each module's routes without providers of their own.
+    module_scopes: Vec<Option<Option<ProviderScope>>>,
+    planners: FxHashMap<usize, ModulePlanner>,
+    reloads: FxHashMap<usize, ModuleReload>,
+}
+
+impl<'w, S: Clone + Send + Sync + 'static> Builder<'w, S> {
+    pub(super) fn new(
+        walk: &'w Walk<S>,
+        providers: ProviderBuilder,
+        reload: Option<CorsReload>,
+    ) -> Self {
+        Self {
+            walk,
+            router: Some(Router::new()),
+            table: RouteTable::default(),
+            paths: Paths::default(),
+            application: providers.get::<CorsOptions>().cloned(),
+            providers,
+            reload,
+            module_scopes: vec![None; walk.modules.len()],
+            planners: FxHashMap::default(),
+            reloads: FxHashMap::default(),
+        }
+    }
+
+    /// Mounts the routes of one path, `group`.
+    pub(super) fn mount_path(
+        &mut self,
+        group: &mut Vec<&'w Collected<S>>,
+    ) -> Result<(), BuildError> {
+        let path: Arc<str> = Arc::from(&*group[0].path);
+        // Declaration order is not meaningful: sort, so that a duplicate is reported the same
+        // way every time, naming both routes.
+        group.sort_by_key(|r| {
+            let (controller, _) = self.controller_of(r);
+            (
+                method_rank(&r.def.method),
+                r.module,
+                controller.name,
+                r.def.handler,
+            )
+        });
+        self.check_routes(&path, group)?;
+        let walk = self.walk;
+        let module = &walk.modules[group[0].module];
+        let prepared = group
+            .iter()
+            .map(|route| self.prepare(&path, route))
+            .collect::<Result<Vec<_>, _>>()?;
+        let methods = path_methods(group.iter().map(|r| &r.def.method));
+        let (plan, coverage) = self.plan(&path, &methods, group)?;
+        let service = prepared.iter().any(|p| p.cors_service);
+        let cors = plan.map(|source| PathCors::new(source, Some(path.clone()), service));
+        for ((route, prepared), coverage) in group.iter().zip(&prepared).zip(&coverage) {
+            if prepared.cors_service && !matches!(coverage, CorsCoverage::From { .. }) {
+                return Err(BuildError::CorsServiceWithoutCors {
+                    route: format!("{} {path}", route.def.method),
+                    handler: self.describe(route),
+                    module: self.walk.modules[route.module].name,
+                });
+            }
+        }
+        let generate_options =
+            cors.is_some() && !group.iter().any(|r| r.def.method == Method::OPTIONS);
+        let method_router = self.method_router(
+            module,
+            group,
+            prepared,
+            cors.as_ref(),
+            &methods,
+            generate_options,
+        );
+        let start = self.table.len();
+        self.table
+            .routes
+            .extend(group.iter().zip(coverage).map(|(route, cors)| {
+                let (controller, _) = &walk.modules[route.module].controllers[route.controller];
+                RouteInfo {
+                    method: route.def.method.clone(),
+                    path: path.clone(),
+                    module: walk.modules[route.module].name,
+                    controller: controller.name,
+                    handler: route.def.handler,
+                    cors,
+                    generated: false,
+                }
+            }));
+        if generate_options {
+            self.table.routes.push(RouteInfo {
+                method: Method::OPTIONS,
+                path: path.clone(),
+                module: module.name,
+                controller: "CorsModule",
+                handler: "options",
+                cors: self.planners[&group[0].module].module_coverage(),
+                generated: true,
+            });
+        }
+        self.paths.add(&path, start, &self.table.routes)?;
+        let router = self
+            .router
+            .take()
+            .expect("the router is put back after each path");
+        self.router = Some(router.route(&path, method_router));
+        Ok(())
+    }
+
+    /// The controller of `route`, with its providers.
+    fn controller_of(
+        &self,
+        route: &Collected<S>,
+    ) -> &'w (crate::controller::ControllerRef<S>, Option<ProviderBuilder>) {
+        &self.walk.modules[route.module].controllers[route.controller]
+    }
+
+    /// `Module::Controller::handler`, for errors.
+    fn describe(&self, route: &Collected<S>) -> String {
+        let module = &self.walk.modules[route.module];
+        let (controller, _) = self.controller_of(route);
+        format!(
+            "{}::{}::{}",
+            module.name, controller.name, route.def.handler
+        )
+    }
+
+    /// Checks the routes of one path, sorted by method: no method twice, and, where several
+    /// modules serve the path, the same CORS and layers in each.
+    fn check_routes(&self, path: &str, group: &[&Collected<S>]) -> Result<(), BuildError> {
+        for pair in group.windows(2) {
+            if pair[0].def.method == pair[1].def.method {
+                return Err(BuildError::DuplicateRoute {
+                    method: pair[0].def.method.to_string(),
+                    path: path.to_owned(),
+                    first: self.describe(pair[0]),
+                    second: self.describe(pair[1]),
+                });
+            }
+        }
+        let first = group[0];
+        let Some(other) = group.iter().find(|r| r.module != first.module) else {
+            return Ok(());
+        };
+        let modules = &self.walk.modules;
+        let (a, b) = (&modules[first.module], &modules[other.module]);
+        let same_cors = match (&a.cors, &b.cors) {
+            (None, None) => true,
+            (Some(a), Some(b)) => a.same_plans_as(b),
+            _ => false,
+        };
+        let same_layers = a.layers.len() == b.layers.len()
+            && a.layers
+                .iter()
+                .zip(&b.layers)
+                .all(|(a, b)| Arc::ptr_eq(a, b));
+        let why = match (same_cors, same_layers) {
+            (true, true) => return Ok(()),
+            (false, _) => "their CORS differs",
+            (true, false) => "their layers differ",
+        };
+        Err(BuildError::PathInTwoModules {
+            path: path.to_owned(),
+            first: self.describe(first),
+            second: self.describe(other),
+            why,
+        })
+    }
+
+    /// What `route` needs and sees, checked: every `Inject<T>` it takes has a provider.
+    fn prepare(&mut self, path: &str, route: &Collected<S>) -> Result<Prepared, BuildError> {
+        let module = &self.walk.modules[route.module];
+        let (_, controller_providers) = self.controller_of(route);
+        let need = Needs::of(route.def.needs);
+        let levels = [
+            route.providers.as_ref(),
+            controller_providers.as_ref(),
+            Some(&module.providers),
+            Some(&self.providers),
+        ];
+        for (type_id, type_name) in &need.injected {
+            if !levels.iter().flatten().any(|p| p.provides(*type_id)) {
+                return Err(BuildError::MissingProvider {
+                    route: format!("{} {path}", route.def.method),
+                    handler: self.describe(route),
+                    module: module.name,
+                    type_name,
+                });
+            }
+        }
+        let scope = match (controller_providers, &route.providers) {
+            (None, None) => self.module_scope(route.module),
+            (controller, own) => scope([
+                Some(&self.providers),
+                Some(&module.providers),
+                controller.as_ref(),
+                own.as_ref(),
+            ]),
+        };
+        Ok(Prepared {
+            scope,
+            cors_service: need.cors_service,
+        })
+    }
+
+    /// The providers of module `index`'s routes without providers of their own, made once.
+    fn module_scope(&mut self, index: usize) -> Option<ProviderScope> {
+        let module = &self.walk.modules[index];
+        let providers = &self.providers;
+        self.module_scopes[index]
+            .get_or_insert_with(|| scope([Some(providers), Some(&module.providers), None, None]))
+            .clone()
+    }
+
+    /// The plan of a path and how each of its routes is covered; no plan where no
+    /// `CorsModule` covers it, or where CORS is off for it for good (not reloadable).
+    fn plan(
+        &mut self,
+        path: &Arc<str>,
+        methods: &[Method],
+        group: &[&Collected<S>],
+    ) -> Result<(Option<PlanSource>, Vec<CorsCoverage>), BuildError> {
+        let index = group[0].module;
+        if self.walk.modules[index].cors.is_none() {
+            return Ok((None, vec![CorsCoverage::None; group.len()]));
+        }
+        let routes: Vec<RouteOptions> = group
+            .iter()
+            .map(|route| {
+                let (controller, controller_providers) = self.controller_of(route);
+                let options =
+                    |p: Option<&ProviderBuilder>| p.and_then(|p| p.get::<CorsOptions>().cloned());
+                RouteOptions {
+                    method: route.def.method.clone(),
+                    controller: controller.name,
+                    handler: route.def.handler,
+                    controller_options: options(controller_providers.as_ref()),
+                    route_options: options(route.providers.as_ref()),
+                }
+            })
+            .collect();
+        let (plan, coverage) = self.planner(index)?.path(path, methods, &routes)?;
+        let reloadable = self.reload.is_some();
+        if !reloadable && !plan.has_cors() {
+            return Ok((None, coverage));
+        }
+        let source = PlanSource::new(plan, reloadable);
+        if let Some(slot) = source.slot() {
+            self.reload_of(index).paths.push(ReloadPath {
+                slot: slot.clone(),
+                path: path.clone(),
+                methods: methods.to_vec(),
+                routes,
+            });
+        }
+        Ok((Some(source), coverage))
+    }
+
+    /// The planner of module `index`'s paths, made once.
+    fn planner(&mut self, index: usize) -> Result<&mut ModulePlanner, BuildError> {
+        if !self.planners.contains_key(&index) {
+            let recipe = self.walk.modules[index]
+                .cors
+                .clone()
+                .expect("a planner is made for a module under CORS");
+            let application = ApplicationLevel {
+                options: self.application.as_ref(),
+                given_in: "`.provide(..)` of the application builder",
+                reloadable: self.reload.is_some(),
+            };
+            let planner = ModulePlanner::new(recipe, &application)?;
+            self.planners.insert(index, planner);
+        }
+        Ok(self.planners.get_mut(&index).expect("inserted above"))
+    }
+
+    /// What a reload of module `index`'s plans needs.
+    fn reload_of(&mut self, index: usize) -> &mut ModuleReload {
+        let recipe = &self.walk.modules[index].cors;
+        self.reloads.entry(index).or_insert_with(|| ModuleReload {
+            recipe: recipe
+                .clone()
+                .expect("a reload is made for a module under CORS"),
+            paths: Vec::new(),
+            unknown_path: None,
+        })
+    }
+
+    /// The method router of one path, CORS placed as its layers let it sit.
+    fn method_router(
+        &self,
+        module: &ModuleScope<S>,
+        group: &[&Collected<S>],
+        prepared: Vec<Prepared>,
+        cors: Option<&PathCors>,
+        methods: &[Method],
+        generate_options: bool,
+    ) -> MethodRouter<S> {
+        let path_layered = !module.layers.is_empty();
+        let mut method_router = MethodRouter::new();
+        for (route, prepared) in group.iter().zip(prepared) {
+            let placement = Placement::of(path_layered, route.def.layered);
+            let guards = if route.def.guards.is_empty() {
+                module.guards.clone()
+            } else {
+                module
+                    .guards
+                    .iter()
+                    .chain(route.def.guards)
+                    .copied()
+                    .collect()
+            };
+            let setup = RouteSetup {
+                guards,
+                cors: cors.filter(|_| placement == Placement::Handler).cloned(),
+                scope: prepared.scope,
+            };
+            method_router = match (cors, placement) {
+                // The route's own layers are inside its CORS.
+                (Some(cors), Placement::AroundRoute) => {
+                    let built = (route.def.method_router)(MethodRouter::new(), setup);
+                    method_router.merge(built.layer(CorsLayer::for_path(cors.clone())))
+                }
+                _ => (route.def.method_router)(method_router, setup),
+            };
+        }
+        for layer in &module.layers {
+            method_router = layer(method_router);
+        }
+        let Some(cors) = cors else {
+            return method_router;
+        };
+        let layer = CorsLayer::for_path(cors.clone());
+        method_router = if path_layered {
+            method_router.layer(layer.clone())
+        } else {
+            // The `405` answer, which no handler gives.
+            method_router
+                .fallback_service(layer.layer(FixedAnswer::status(StatusCode::METHOD_NOT_ALLOWED)))
+        };
+        if generate_options {
+            // Outside the modules' layers: the generated route is the CORS module's own, which
+            // no authentication stands in front of. Merged into it, so that the `405` answer
+            // keeps its CORS.
+            let options = layer.layer(FixedAnswer::allow(methods));
+            method_router = on_service(MethodFilter::OPTIONS, options).merge(method_router);
+        }
+        method_router
+    }
+
+    /// The router, with the answer to unknown paths under the root's plan, and the route
+    /// table in mounting order; registers what a reload replaces.
+    pub(super) fn finish(mut self) -> Result<(Router<S>, RouteTable), BuildError> {
+        let mut router = self
+            .router
+            .take()
+            .expect("the router is put back after each path");
+        if self.walk.root().cors.is_some() {
+            let plan = Arc::new(self.planner(0)?.unknown_path()?);
+            let reloadable = self.reload.is_some();
+            if reloadable || plan.has_cors() {
+                let source = PlanSource::new(plan, reloadable);
+                if let Some(slot) = source.slot() {
+                    self.reload_of(0).unknown_path = Some(slot.clone());
+                }
+                let layer = CorsLayer::for_path(PathCors::new(source, None, false));
+                router = router
+                    .fallback_service(layer.layer(FixedAnswer::status(StatusCode::NOT_FOUND)));
+            }
+        }
+        if let Some(reload) = &self.reload {
+            for (_, target) in self.reloads.drain() {
+                reload.register(target);
+            }
+        }
+        Ok((router, self.table))
+    }
+}
+
+/// The providers of `levels`, most general first, merged; `None` when there are none.
+fn scope(levels: [Option<&ProviderBuilder>; 4]) -> Option<ProviderScope> {
+    if levels.iter().flatten().all(|p| p.is_empty()) {
+        return None;
+    }
+    let mut scope = ProviderBuilder::new();
+    for level in levels.into_iter().flatten() {
+        scope.extend(level.clone());
+    }
+    Some(scope.into_scope())
+}

@@ -1,0 +1,235 @@
+//! The walk over the module tree: every module's scope (guards, layers, providers, CORS) and
+//! every route of its controllers, with its full path.
+
+use std::any::TypeId;
+use std::borrow::Cow;
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use cors_axum_core::CorsOptions;
+
+use super::paths::{join_paths, join_route_path, validate_path};
+use crate::controller::{ControllerRef, RouteDef};
+use crate::cors::module::CorsImport;
+use crate::cors::plan::{Imported, ModuleRecipe};
+use crate::error::BuildError;
+use crate::guard::{GuardFn, Guards};
+use crate::module::{ImportKind, Module, ModuleDefinition, PathLayer};
+use crate::provider::ProviderBuilder;
+
+/// One module, as its routes see it.
+pub(super) struct ModuleScope<S: 'static> {
+    pub(super) name: &'static str,
+    /// The module's own providers (`providers_per_rou`).
+    pub(super) providers: ProviderBuilder,
+    /// The guards of the application, the modules that import it and its own, in the order
+    /// they run.
+    pub(super) guards: Guards<S>,
+    /// The layers of the application, the modules that import it and its own, innermost first.
+    pub(super) layers: Vec<PathLayer<S>>,
+    /// What its CORS is made of; `None` where no `CorsModule` covers it.
+    pub(super) cors: Option<Arc<ModuleRecipe>>,
+    /// Its controllers, with their providers.
+    pub(super) controllers: Vec<(ControllerRef<S>, Option<ProviderBuilder>)>,
+}
+
+/// One route, with its full path and where it comes from.
+pub(super) struct Collected<S: 'static> {
+    pub(super) path: Cow<'static, str>,
+    pub(super) def: &'static RouteDef<S>,
+    /// Its module, an index of [`Walk::modules`].
+    pub(super) module: usize,
+    /// Its controller, an index of the module's controllers.
+    pub(super) controller: usize,
+    /// Its own providers (`providers = [..]`, `cors = ..`).
+    pub(super) providers: Option<ProviderBuilder>,
+}
+
+/// What a module passes on to the modules it imports.
+pub(super) struct Inherited<S: 'static> {
+    pub(super) cors: Option<Arc<Imported>>,
+    /// Most general first: the order they run in.
+    pub(super) guards: Vec<GuardFn<S>>,
+    /// Innermost first: the order they are applied in.
+    pub(super) layers: Vec<PathLayer<S>>,
+}
+
+/// The modules and routes of an application, in the order the walk met them: the root first.
+pub(super) struct Walk<S: 'static> {
+    pub(super) modules: Vec<ModuleScope<S>>,
+    pub(super) routes: Vec<Collected<S>>,
+    /// The controllers the modules list.
+    pub(super) listed: HashSet<TypeId>,
+    /// What does nothing but may be meant (`cors = false` where no `CorsModule` applies).
+    pub(super) warnings: Vec<String>,
+    /// The root module's full type name, whose first segment is its crate.
+    pub(super) root_type_name: &'static str,
+}
+
+impl<S: Clone + Send + Sync + 'static> Walk<S> {
+    /// Walks `root` and the modules it imports.
+    pub(super) fn of(root: &dyn Module<S>, inherited: &Inherited<S>) -> Result<Self, BuildError> {
+        let definition = root.definition();
+        let mut walk = Walk {
+            modules: Vec::new(),
+            routes: Vec::new(),
+            listed: HashSet::new(),
+            warnings: Vec::new(),
+            root_type_name: definition.type_name,
+        };
+        walk.visit(definition, "", inherited, &mut Vec::new())?;
+        Ok(walk)
+    }
+
+    /// The root module, met first.
+    pub(super) fn root(&self) -> &ModuleScope<S> {
+        &self.modules[0]
+    }
+
+    /// Records `module` under `prefix`, then the modules it imports.
+    fn visit(
+        &mut self,
+        module: ModuleDefinition<S>,
+        prefix: &str,
+        inherited: &Inherited<S>,
+        stack: &mut Vec<(TypeId, &'static str)>,
+    ) -> Result<(), BuildError> {
+        if let Some(at) = stack.iter().position(|(id, _)| *id == module.type_id) {
+            let mut chain: Vec<_> = stack[at..].iter().map(|(_, name)| *name).collect();
+            chain.push(module.name);
+            return Err(BuildError::ImportCycle { chain });
+        }
+        stack.push((module.type_id, module.name));
+        let ModuleDefinition {
+            name,
+            imports,
+            controllers,
+            providers,
+            guards,
+            layers,
+            ..
+        } = module;
+
+        let mut own_cors: Option<CorsImport> = None;
+        let mut children = Vec::new();
+        for import in imports {
+            match import.kind {
+                ImportKind::Cors(cors) => {
+                    if own_cors.replace(cors).is_some() {
+                        return Err(BuildError::CorsModuleTwice { module: name });
+                    }
+                }
+                ImportKind::Module(child, _) => children.push((import.prefix, child)),
+            }
+        }
+        let cors = Imported::resolve(name, own_cors, inherited.cors.as_ref())?;
+        let mut all_guards = inherited.guards.clone();
+        all_guards.extend(guards);
+        let mut all_layers = layers;
+        all_layers.extend(inherited.layers.iter().cloned());
+        let passed_on = Inherited {
+            cors,
+            guards: all_guards,
+            layers: all_layers,
+        };
+
+        self.add_module(name, prefix, controllers, providers, &passed_on)?;
+        for (child_prefix, child) in children {
+            let child_prefix = join_paths(prefix, &child_prefix)?;
+            validate_path(&child_prefix)?;
+            self.visit(child.definition(), &child_prefix, &passed_on, stack)?;
+        }
+        stack.pop();
+        Ok(())
+    }
+
+    /// Records one module's scope and its controllers' routes.
+    fn add_module(
+        &mut self,
+        name: &'static str,
+        prefix: &str,
+        controllers: Vec<ControllerRef<S>>,
+        providers: ProviderBuilder,
+        scope: &Inherited<S>,
+    ) -> Result<(), BuildError> {
+        let index = self.modules.len();
+        let covered = scope.cors.is_some();
+        if !covered && providers.get::<CorsOptions>().is_some() {
+            return Err(BuildError::CorsOptionsWithoutCors {
+                given_in: format!("`providers_per_rou` of `{name}`"),
+                module: name,
+            });
+        }
+        let mut with_providers = Vec::with_capacity(controllers.len());
+        for (i, controller) in controllers.into_iter().enumerate() {
+            if with_providers
+                .iter()
+                .any(|(c, _): &(ControllerRef<S>, _)| c.type_id == controller.type_id)
+            {
+                return Err(BuildError::DuplicateController {
+                    module: name,
+                    controller: controller.name,
+                });
+            }
+            self.listed.insert(controller.type_id);
+            let controller_providers = controller.providers.map(|f| f());
+            let given_in = || format!("`#[controller(..)]` of `{}`", controller.name);
+            self.check_options(name, covered, controller_providers.as_ref(), given_in)?;
+            for def in controller.routes {
+                let route_providers = def.providers.map(|f| f());
+                let given_in =
+                    || format!("`#[route(..)]` of `{}::{}`", controller.name, def.handler);
+                self.check_options(name, covered, route_providers.as_ref(), given_in)?;
+                self.routes.push(Collected {
+                    path: join_route_path(prefix, def.path)?,
+                    def,
+                    module: index,
+                    controller: i,
+                    providers: route_providers,
+                });
+            }
+            with_providers.push((controller, controller_providers));
+        }
+        let cors = scope.cors.as_ref().map(|imported| {
+            let provided = providers.get::<CorsOptions>().cloned();
+            Arc::new(ModuleRecipe::new(name, imported.clone(), provided))
+        });
+        self.modules.push(ModuleScope {
+            name,
+            providers,
+            guards: scope.guards.clone().into(),
+            layers: scope.layers.clone(),
+            cors,
+            controllers: with_providers,
+        });
+        Ok(())
+    }
+
+    /// Options of a controller or route (`providers`) in module `module`: where no `CorsModule`
+    /// covers it, options are an error and `cors = false` a warning, since they do nothing.
+    fn check_options(
+        &mut self,
+        module: &'static str,
+        covered: bool,
+        providers: Option<&ProviderBuilder>,
+        given_in: impl FnOnce() -> String,
+    ) -> Result<(), BuildError> {
+        let Some(options) = providers.and_then(ProviderBuilder::get::<CorsOptions>) else {
+            return Ok(());
+        };
+        if covered {
+            return Ok(());
+        }
+        if options.is_enabled() {
+            return Err(BuildError::CorsOptionsWithoutCors {
+                given_in: given_in(),
+                module,
+            });
+        }
+        self.warnings.push(format!(
+            "`cors = false` in {} does nothing: no `CorsModule` covers `{module}`",
+            given_in()
+        ));
+        Ok(())
+    }
+}

@@ -1,0 +1,241 @@
+//! [`ResponseFuture`]: a request's answer, with the CORS headers its plan decided written into
+//! it once the handler (or the wrapped service) has answered.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll, ready};
+
+use axum::response::Response;
+use cors_axum_core::{ActualDecision, Refusal, ResponseCredentials, merge_vary};
+use http::header::{self, HeaderMap, HeaderName};
+
+use super::service::{ResponseState, warn_any_origin_with_credentials};
+
+/// The boxed rest of a request that waits for an asynchronous origin decision first.
+pub(crate) type AfterLookup<F> = Pin<Box<dyn Future<Output = ResponseFuture<F>> + Send>>;
+
+pin_project_lite::pin_project! {
+    /// The response future of [`CorsHandling`](crate::cors::CorsHandling): the inner service's
+    /// answer with the CORS headers of the path's plan.
+    pub struct ResponseFuture<F> {
+        #[pin]
+        kind: Kind<F>,
+    }
+}
+
+pin_project_lite::pin_project! {
+    #[project = KindProj]
+    enum Kind<F> {
+        /// Answered by the plan (a preflight), without calling the inner service.
+        Ready { response: Option<Response> },
+        /// A preflight passed on to the route's own `OPTIONS` handler: the answer's CORS headers
+        /// are added to the handler's.
+        Passthrough {
+            #[pin]
+            future: F,
+            cors: Option<HeaderMap>,
+        },
+        /// CORS off for the route: the inner answer as it is.
+        Untouched {
+            #[pin]
+            future: F,
+        },
+        /// A route whose handlers do not set cookies: the decision is all there is to write.
+        Decided {
+            #[pin]
+            future: F,
+            decision: ActualDecision,
+        },
+        /// A route whose handlers may set cookies through `CorsService`.
+        Actual {
+            #[pin]
+            future: F,
+            state: Arc<ResponseState>,
+        },
+        /// Awaiting an asynchronous origin decision, then one of the above.
+        Lookup { rest: AfterLookup<F> },
+    }
+}
+
+impl<F> ResponseFuture<F> {
+    fn of(kind: Kind<F>) -> Self {
+        Self { kind }
+    }
+
+    pub(crate) fn ready(response: Response) -> Self {
+        Self::of(Kind::Ready {
+            response: Some(response),
+        })
+    }
+
+    pub(crate) fn passthrough(future: F, cors: HeaderMap) -> Self {
+        Self::of(Kind::Passthrough {
+            future,
+            cors: Some(cors),
+        })
+    }
+
+    pub(crate) fn untouched(future: F) -> Self {
+        Self::of(Kind::Untouched { future })
+    }
+
+    pub(crate) fn decided(future: F, decision: ActualDecision) -> Self {
+        Self::of(Kind::Decided { future, decision })
+    }
+
+    pub(crate) fn actual(future: F, state: Arc<ResponseState>) -> Self {
+        Self::of(Kind::Actual { future, state })
+    }
+
+    pub(crate) fn lookup(rest: AfterLookup<F>) -> Self {
+        Self::of(Kind::Lookup { rest })
+    }
+}
+
+const COMPLETED: &str = "a response future is not polled after it completed";
+
+impl<F, E> Future for ResponseFuture<F>
+where
+    F: Future<Output = Result<Response, E>>,
+{
+    type Output = Result<Response, E>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let mut response = match self.as_mut().project().kind.project() {
+            KindProj::Ready { response } => {
+                return Poll::Ready(Ok(response.take().expect(COMPLETED)));
+            }
+            KindProj::Untouched { future } => return future.poll(cx),
+            KindProj::Lookup { rest } => {
+                let next = ready!(rest.as_mut().poll(cx));
+                self.as_mut().project().kind.set(next.kind);
+                return self.poll(cx);
+            }
+            KindProj::Passthrough { future, cors } => {
+                let mut response = ready!(future.poll(cx))?;
+                add_preflight_headers(response.headers_mut(), cors.take().expect(COMPLETED));
+                return Poll::Ready(Ok(response));
+            }
+            KindProj::Decided { future, .. } | KindProj::Actual { future, .. } => {
+                ready!(future.poll(cx))?
+            }
+        };
+        let headers = response.headers_mut();
+        remove_cors_headers(headers);
+        let written = match self.project().kind.project() {
+            KindProj::Decided { decision, .. } => {
+                decision.write(headers, ResponseCredentials::Policy)
+            }
+            KindProj::Actual { state, .. } => {
+                let credentials = if state.write_cookies(headers) {
+                    ResponseCredentials::Include
+                } else {
+                    ResponseCredentials::Policy
+                };
+                state.decision().write(headers, credentials)
+            }
+            _ => unreachable!("only the decided kinds come here"),
+        };
+        if written == Some(Refusal::CredentialsUnderAnyOrigin) {
+            warn_any_origin_with_credentials();
+        }
+        Poll::Ready(Ok(response))
+    }
+}
+
+/// Whether `name` is a CORS response header, which the plan of a path under CORS owns.
+fn is_cors_response_header(name: &HeaderName) -> bool {
+    name.as_str().starts_with("access-control-")
+}
+
+/// Removes the CORS response headers the handler (or an upstream it proxies) set: on a path
+/// under CORS they are the plan's, so that a refused request is never granted by a header set
+/// elsewhere. Looks at the names first, which costs less than a lookup per CORS header.
+fn remove_cors_headers(headers: &mut HeaderMap) {
+    if !headers.keys().any(is_cors_response_header) {
+        return;
+    }
+    let foreign: Vec<HeaderName> = headers
+        .keys()
+        .filter(|name| is_cors_response_header(name))
+        .cloned()
+        .collect();
+    for name in foreign {
+        headers.remove(name);
+    }
+}
+
+/// Adds a preflight answer's CORS headers to the answer of the route's own `OPTIONS` handler:
+/// its `Access-Control-*` headers replace any the handler set, its `Vary` names are merged,
+/// and nothing else is copied, least of all framing headers such as `Content-Length`, which
+/// belong to the handler's body.
+fn add_preflight_headers(headers: &mut HeaderMap, cors: HeaderMap) {
+    remove_cors_headers(headers);
+    let mut name = None;
+    for (next, value) in cors {
+        // `HeaderMap::into_iter` names only the first value of each header.
+        name = next.or(name);
+        let Some(name) = &name else { continue };
+        if *name == header::VARY {
+            merge_vary(headers, &value);
+        } else if is_cors_response_header(name) {
+            headers.append(name.clone(), value);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use http::HeaderValue;
+
+    #[test]
+    fn a_passed_on_preflight_adds_only_cors_headers_and_vary() {
+        let mut handler = HeaderMap::new();
+        handler.insert(header::CONTENT_LENGTH, HeaderValue::from_static("5"));
+        handler.insert(header::VARY, HeaderValue::from_static("Accept"));
+        handler.insert(
+            header::ACCESS_CONTROL_ALLOW_ORIGIN,
+            HeaderValue::from_static("*"),
+        );
+        let mut cors = HeaderMap::new();
+        cors.insert(header::CONTENT_LENGTH, HeaderValue::from_static("0"));
+        cors.insert(
+            header::ACCESS_CONTROL_ALLOW_ORIGIN,
+            HeaderValue::from_static("https://a.example"),
+        );
+        cors.insert(header::VARY, HeaderValue::from_static("Origin"));
+        add_preflight_headers(&mut handler, cors);
+        assert_eq!(handler[header::CONTENT_LENGTH], "5");
+        assert_eq!(
+            handler[header::ACCESS_CONTROL_ALLOW_ORIGIN],
+            "https://a.example"
+        );
+        assert_eq!(
+            handler
+                .get_all(header::ACCESS_CONTROL_ALLOW_ORIGIN)
+                .iter()
+                .count(),
+            1
+        );
+        assert_eq!(handler[header::VARY], "Accept, Origin");
+    }
+
+    #[test]
+    fn cors_headers_set_by_a_handler_are_removed() {
+        let mut headers = HeaderMap::new();
+        headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/plain"));
+        headers.insert(
+            header::ACCESS_CONTROL_ALLOW_ORIGIN,
+            HeaderValue::from_static("*"),
+        );
+        headers.insert(
+            header::ACCESS_CONTROL_ALLOW_CREDENTIALS,
+            HeaderValue::from_static("true"),
+        );
+        remove_cors_headers(&mut headers);
+        assert_eq!(headers.len(), 1);
+        assert!(headers.contains_key(header::CONTENT_TYPE));
+    }
+}

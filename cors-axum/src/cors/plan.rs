@@ -1,0 +1,502 @@
+//! The plan of a path: the CORS every request to it meets, decided once, by one merge of the
+//! levels of options, and read by every place that answers for the path: the handler wrapper,
+//! route layers, the generated `OPTIONS` route, passthrough, the `404`/`405` answers and reload.
+//!
+//! The merge, least specific first, field by field: the `CorsModule` imports from the root down
+//! to the module, the application's options (`.provide(..)` of its builder, which a reload
+//! replaces), the module's `providers_per_rou`, the controller's, the route's. A level that
+//! switches CORS off (`enabled(false)`) or passes preflights through is a value of that merge like
+//! any other.
+
+use std::sync::Arc;
+
+use arc_swap::ArcSwap;
+use cors_axum_core::{CorsConfigError, CorsOptions, CorsPolicy, CorsRequest, RequestKind};
+use http::header::{CONTENT_LENGTH, VARY};
+use http::{HeaderMap, HeaderValue, Method};
+use rustc_hash::FxHashMap;
+
+use super::module::CorsImport;
+use crate::error::BuildError;
+use crate::table::{CorsCoverage, CorsLevel};
+
+/// The CORS of one route (one method of a path).
+#[derive(Debug, Clone)]
+pub(crate) enum RoutePlan {
+    /// CORS on: the compiled policy, and whether preflights also go to the route's own
+    /// `OPTIONS` handler.
+    On {
+        policy: Box<CorsPolicy>,
+        passthrough: bool,
+    },
+    /// CORS switched off: no CORS header, preflights refused.
+    Off,
+}
+
+impl RoutePlan {
+    /// Compiles `options` for a route with `methods`, or, with `None`, for requests whose
+    /// route is unknown (a plain `CorsLayer`, the `404` answer). `reloadable` compiles a plan
+    /// that a reload replaces.
+    pub(crate) fn compile(
+        options: &CorsOptions,
+        methods: Option<&[Method]>,
+        reloadable: bool,
+    ) -> Result<Self, CorsConfigError> {
+        if !options.is_enabled() {
+            return Ok(RoutePlan::Off);
+        }
+        let policy = match (methods, reloadable) {
+            (Some(methods), false) => CorsPolicy::for_route(options, methods)?,
+            (Some(methods), true) => CorsPolicy::for_route_reloadable(options, methods)?,
+            (None, false) => CorsPolicy::from_options(options)?,
+            (None, true) => CorsPolicy::from_options_reloadable(options)?,
+        };
+        // Preflight answers are built here, without a body: written with the CORS headers, the
+        // length is part of the prebuilt answer, so that axum need not grow the map for it.
+        let policy = policy.with_preflight_header(CONTENT_LENGTH, HeaderValue::from_static("0"));
+        Ok(RoutePlan::On {
+            policy: Box::new(policy),
+            passthrough: options.passes_preflight_through(),
+        })
+    }
+
+    /// The policy, where CORS is on.
+    pub(crate) fn policy(&self) -> Option<&CorsPolicy> {
+        match self {
+            RoutePlan::On { policy, .. } => Some(policy),
+            RoutePlan::Off => None,
+        }
+    }
+}
+
+/// The compiled CORS of one path: the module's plan, and per-method plans where a controller
+/// or route has options of its own.
+#[derive(Debug)]
+pub(crate) struct PathPlan {
+    default: RoutePlan,
+    by_method: Vec<(Method, RoutePlan)>,
+    /// Whether any of its policies decides origins asynchronously.
+    asynchronous: bool,
+    /// The `Vary` of a preflight answer refused because CORS is off for the method asked for,
+    /// on a path where it is on for another: the answers to preflights of one URL differ by
+    /// the request headers of a preflight, so a cache must keep them apart.
+    off_preflight_vary: Option<HeaderValue>,
+}
+
+impl PathPlan {
+    pub(crate) fn new(default: RoutePlan, by_method: Vec<(Method, RoutePlan)>) -> Self {
+        let plans = || std::iter::once(&default).chain(by_method.iter().map(|(_, plan)| plan));
+        let asynchronous = plans()
+            .filter_map(RoutePlan::policy)
+            .any(CorsPolicy::decides_origins_asynchronously);
+        let some_off = plans().any(|plan| matches!(plan, RoutePlan::Off));
+        let off_preflight_vary = if some_off {
+            preflight_vary(plans().filter_map(RoutePlan::policy))
+        } else {
+            None
+        };
+        Self {
+            default,
+            by_method,
+            asynchronous,
+            off_preflight_vary,
+        }
+    }
+
+    /// A path with one plan for every method.
+    pub(crate) fn single(plan: RoutePlan) -> Self {
+        Self::new(plan, Vec::new())
+    }
+
+    /// The plan of the route `method` is for.
+    fn route(&self, method: &Method) -> &RoutePlan {
+        self.by_method
+            .iter()
+            .find(|(m, _)| m == method)
+            .map_or(&self.default, |(_, plan)| plan)
+    }
+
+    /// The plan that answers `request`: for a preflight, that of the route the browser asks to
+    /// call; for any other request, that of its own method.
+    pub(crate) fn route_for(&self, request: &CorsRequest<'_>) -> &RoutePlan {
+        if self.by_method.is_empty() {
+            return &self.default;
+        }
+        if request.kind() != RequestKind::Preflight {
+            return self.route(request.method());
+        }
+        request
+            .requested_method()
+            .and_then(|m| Method::from_bytes(m.as_bytes()).ok())
+            .map_or(&self.default, |m| self.route(&m))
+    }
+
+    /// Whether preflights go on to the path's own `OPTIONS` handler.
+    pub(crate) fn passes_preflight_through(&self) -> bool {
+        matches!(
+            self.route(&Method::OPTIONS),
+            RoutePlan::On {
+                passthrough: true,
+                ..
+            }
+        )
+    }
+
+    /// Whether CORS is on for any route of the path.
+    pub(crate) fn has_cors(&self) -> bool {
+        matches!(self.default, RoutePlan::On { .. })
+            || self
+                .by_method
+                .iter()
+                .any(|(_, plan)| matches!(plan, RoutePlan::On { .. }))
+    }
+
+    /// Whether a request may need an asynchronous origin decision first.
+    pub(crate) fn is_asynchronous(&self) -> bool {
+        self.asynchronous
+    }
+
+    /// See the field.
+    pub(crate) fn off_preflight_vary(&self) -> Option<&HeaderValue> {
+        self.off_preflight_vary.as_ref()
+    }
+}
+
+/// The `Vary` names every preflight answer of `policies` carries, together.
+fn preflight_vary<'a>(policies: impl Iterator<Item = &'a CorsPolicy>) -> Option<HeaderValue> {
+    let mut headers = HeaderMap::new();
+    let not_a_preflight = HeaderMap::new();
+    let request = CorsRequest::new(&Method::OPTIONS, &not_a_preflight);
+    for policy in policies {
+        // A refused answer carries the same `Vary` as a granted one.
+        let mut answer = HeaderMap::new();
+        policy.preflight(&request).write(&mut answer);
+        for names in answer.get_all(VARY) {
+            cors_axum_core::merge_vary(&mut headers, names);
+        }
+    }
+    headers.remove(VARY)
+}
+
+/// Where a path's plan is read from: compiled once, or replaced by a reload.
+#[derive(Debug, Clone)]
+pub(crate) enum PlanSource {
+    Static(Arc<PathPlan>),
+    /// Each request reads it once, so that it sees the old plan or the new one, never a mix.
+    Reloadable(Arc<ArcSwap<PathPlan>>),
+}
+
+impl PlanSource {
+    /// A source for `plan`, replaced by a reload when `reloadable`.
+    pub(crate) fn new(plan: Arc<PathPlan>, reloadable: bool) -> Self {
+        if reloadable {
+            PlanSource::Reloadable(Arc::new(ArcSwap::new(plan)))
+        } else {
+            PlanSource::Static(plan)
+        }
+    }
+
+    /// Calls `f` with the plan as it is now, loaded once.
+    #[inline]
+    pub(crate) fn with<T>(&self, f: impl FnOnce(&Arc<PathPlan>) -> T) -> T {
+        match self {
+            PlanSource::Static(plan) => f(plan),
+            PlanSource::Reloadable(slot) => f(&slot.load()),
+        }
+    }
+
+    /// The slot a reload stores the new plan in, if the source is reloadable.
+    pub(crate) fn slot(&self) -> Option<&Arc<ArcSwap<PathPlan>>> {
+        match self {
+            PlanSource::Static(_) => None,
+            PlanSource::Reloadable(slot) => Some(slot),
+        }
+    }
+}
+
+/// The options of the `CorsModule` imports along the way from the root to a module, merged, and
+/// the module nearest to it that imported one. Shared by the modules it covers.
+#[derive(Debug)]
+pub(crate) struct Imported {
+    options: CorsOptions,
+    from: &'static str,
+}
+
+impl Imported {
+    /// The imported CORS of `module`, which imports `own` (if any) and inherits `inherited`.
+    pub(crate) fn resolve(
+        module: &'static str,
+        own: Option<CorsImport>,
+        inherited: Option<&Arc<Imported>>,
+    ) -> Result<Option<Arc<Imported>>, PlanError> {
+        let Some(own) = own else {
+            return Ok(inherited.cloned());
+        };
+        let options = match inherited {
+            // Importing `CorsModule` switches CORS on again under a module that switched it off.
+            Some(inherited) if own.options.is_enabled() => inherited
+                .options
+                .merge(&CorsOptions::new().enabled(true))
+                .merge(&own.options),
+            Some(inherited) => inherited.options.merge(&own.options),
+            None => own.options,
+        };
+        let given_in = if own.with_opts {
+            format!("`CorsModule::with_opts(..)` imported by `{module}`")
+        } else {
+            format!("`CorsModule` imported by `{module}`")
+        };
+        validate(&options, module, &given_in)?;
+        Ok(Some(Arc::new(Imported {
+            options,
+            from: module,
+        })))
+    }
+}
+
+/// What one module's plans are made of, besides the application's options and the routes'
+/// own: kept for reloads, which make the plans again from it.
+#[derive(Debug)]
+pub(crate) struct ModuleRecipe {
+    module: &'static str,
+    imported: Arc<Imported>,
+    /// The module's own options (`providers_per_rou`).
+    provided: Option<CorsOptions>,
+}
+
+impl ModuleRecipe {
+    pub(crate) fn new(
+        module: &'static str,
+        imported: Arc<Imported>,
+        provided: Option<CorsOptions>,
+    ) -> Self {
+        Self {
+            module,
+            imported,
+            provided,
+        }
+    }
+
+    /// Whether the paths of `self` and `other` get the same plans: the same imports, and no
+    /// options of their own. Two modules may then share a path.
+    pub(crate) fn same_plans_as(&self, other: &ModuleRecipe) -> bool {
+        Arc::ptr_eq(&self.imported, &other.imported)
+            && self.provided.is_none()
+            && other.provided.is_none()
+    }
+}
+
+/// A route's own options, as the merge needs them.
+#[derive(Debug, Clone)]
+pub(crate) struct RouteOptions {
+    pub(crate) method: Method,
+    pub(crate) controller: &'static str,
+    pub(crate) handler: &'static str,
+    pub(crate) controller_options: Option<CorsOptions>,
+    pub(crate) route_options: Option<CorsOptions>,
+}
+
+impl RouteOptions {
+    fn has_own(&self) -> bool {
+        self.controller_options.is_some() || self.route_options.is_some()
+    }
+}
+
+/// The application's level of the merge: its options, where they were given, and whether a
+/// reload replaces them.
+pub(crate) struct ApplicationLevel<'a> {
+    pub(crate) options: Option<&'a CorsOptions>,
+    pub(crate) given_in: &'static str,
+    pub(crate) reloadable: bool,
+}
+
+/// Makes the plans of one module's paths: the one merge, and its compilation.
+pub(crate) struct ModulePlanner {
+    recipe: Arc<ModuleRecipe>,
+    /// The imports, the application's options and the module's, merged.
+    options: CorsOptions,
+    reloadable: bool,
+    /// Paths without options of their own share one plan per set of methods.
+    shared: FxHashMap<Vec<Method>, Arc<PathPlan>>,
+}
+
+impl ModulePlanner {
+    /// The planner of `recipe`'s paths with the application's level of the merge.
+    pub(crate) fn new(
+        recipe: Arc<ModuleRecipe>,
+        application: &ApplicationLevel<'_>,
+    ) -> Result<Self, PlanError> {
+        let module = recipe.module;
+        let mut options = recipe.imported.options.clone();
+        if let Some(given) = application.options {
+            options = options.merge(given);
+            validate(&options, module, application.given_in)?;
+        }
+        if let Some(provided) = &recipe.provided {
+            options = options.merge(provided);
+            validate(
+                &options,
+                module,
+                &format!("`providers_per_rou` of `{module}`"),
+            )?;
+        }
+        Ok(Self {
+            recipe,
+            options,
+            reloadable: application.reloadable,
+            shared: FxHashMap::default(),
+        })
+    }
+
+    /// The coverage of a route with the module's options.
+    pub(crate) fn module_coverage(&self) -> CorsCoverage {
+        self.coverage(&self.options, CorsLevel::Module)
+    }
+
+    fn coverage(&self, options: &CorsOptions, level: CorsLevel) -> CorsCoverage {
+        if options.is_enabled() {
+            CorsCoverage::From {
+                module: self.recipe.imported.from,
+                level,
+            }
+        } else {
+            CorsCoverage::Off(level)
+        }
+    }
+
+    /// The plan of a path with `methods` and `routes`, and how each route is covered (in the
+    /// order of `routes`).
+    pub(crate) fn path(
+        &mut self,
+        path: &str,
+        methods: &[Method],
+        routes: &[RouteOptions],
+    ) -> Result<(Arc<PathPlan>, Vec<CorsCoverage>), PlanError> {
+        if routes.iter().any(RouteOptions::has_own) {
+            return self.path_with_own_options(path, methods, routes);
+        }
+        let coverage = vec![self.module_coverage(); routes.len()];
+        if let Some(plan) = self.shared.get(methods) {
+            return Ok((plan.clone(), coverage));
+        }
+        let module = self.compile(&self.options, Some(methods), None)?;
+        let plan = Arc::new(PathPlan::single(module));
+        self.shared.insert(methods.to_vec(), plan.clone());
+        Ok((plan, coverage))
+    }
+
+    /// The plan of the answer to paths that match no route (`404`): the module's options, for
+    /// whatever method a preflight asks for, since no route says otherwise.
+    pub(crate) fn unknown_path(&self) -> Result<PathPlan, PlanError> {
+        Ok(PathPlan::single(self.compile(&self.options, None, None)?))
+    }
+
+    /// The plan of a path where some routes have options of their own.
+    fn path_with_own_options(
+        &self,
+        path: &str,
+        methods: &[Method],
+        routes: &[RouteOptions],
+    ) -> Result<(Arc<PathPlan>, Vec<CorsCoverage>), PlanError> {
+        let default = self.compile(&self.options, Some(methods), None)?;
+        let mut by_method = Vec::new();
+        let mut coverage = Vec::with_capacity(routes.len());
+        for route in routes {
+            if !route.has_own() {
+                coverage.push(self.module_coverage());
+                continue;
+            }
+            let mut options = self.options.clone();
+            let mut level = CorsLevel::Module;
+            if let Some(controller) = &route.controller_options {
+                options = options.merge(controller);
+                level = CorsLevel::Controller;
+            }
+            if let Some(own) = &route.route_options {
+                options = options.merge(own);
+                level = CorsLevel::Route;
+            }
+            let plan = self.compile(&options, Some(methods), Some((route, level, path)))?;
+            coverage.push(self.coverage(&options, level));
+            by_method.push((route.method.clone(), plan));
+        }
+        // `HEAD` is answered by the `GET` route unless the path has a `HEAD` route of its own.
+        let has_head = routes.iter().any(|r| r.method == Method::HEAD);
+        if !has_head && let Some((_, get)) = by_method.iter().find(|(m, _)| *m == Method::GET) {
+            by_method.push((Method::HEAD, get.clone()));
+        }
+        Ok((Arc::new(PathPlan::new(default, by_method)), coverage))
+    }
+
+    /// Compiles `options`; an error names the route (`route`) whose options they are, or the
+    /// module.
+    fn compile(
+        &self,
+        options: &CorsOptions,
+        methods: Option<&[Method]>,
+        route: Option<(&RouteOptions, CorsLevel, &str)>,
+    ) -> Result<RoutePlan, PlanError> {
+        RoutePlan::compile(options, methods, self.reloadable).map_err(|source| {
+            let module = self.recipe.module;
+            match route {
+                Some((route, level, path)) => PlanError {
+                    module,
+                    route: Some(format!("{} {path}", route.method)),
+                    given_in: match level {
+                        CorsLevel::Route => {
+                            format!(
+                                "`#[route(..)]` of `{}::{}`",
+                                route.controller, route.handler
+                            )
+                        }
+                        _ => format!("`#[controller(..)]` of `{}`", route.controller),
+                    },
+                    source: Box::new(source),
+                },
+                None => cors_error(module, format!("the CORS options of `{module}`"), source),
+            }
+        })
+    }
+}
+
+/// Checks `options`, as merged up to the level `given_in`, so that an error names the level
+/// that made them invalid.
+fn validate(options: &CorsOptions, module: &'static str, given_in: &str) -> Result<(), PlanError> {
+    if !options.is_enabled() {
+        return Ok(());
+    }
+    // Compiled as a reloadable policy, whose values are freed with it: only to validate.
+    CorsPolicy::from_options_reloadable(options)
+        .map(drop)
+        .map_err(|source| cors_error(module, given_in.to_owned(), source))
+}
+
+fn cors_error(module: &'static str, given_in: String, source: CorsConfigError) -> PlanError {
+    PlanError {
+        module,
+        route: None,
+        given_in,
+        source: Box::new(source),
+    }
+}
+
+/// Invalid options of a module, and where: the route where they are a controller's or a
+/// route's, and the level that made them invalid.
+#[derive(Debug)]
+pub(crate) struct PlanError {
+    pub(crate) module: &'static str,
+    pub(crate) route: Option<String>,
+    pub(crate) given_in: String,
+    pub(crate) source: Box<CorsConfigError>,
+}
+
+impl From<PlanError> for BuildError {
+    fn from(error: PlanError) -> Self {
+        BuildError::Cors {
+            module: error.module,
+            route: error.route,
+            given_in: error.given_in,
+            source: error.source,
+        }
+    }
+}

@@ -1,0 +1,276 @@
+//! One request on a path under CORS: classified against the path's plan, loaded once; a
+//! preflight answered here (or passed on to the route's own `OPTIONS` handler); any other
+//! request handed on with the decision that writes its answer's CORS headers; an asynchronous
+//! origin decision awaited first where the plan has one.
+
+use std::sync::Arc;
+
+use axum::body::Body;
+use axum::response::Response;
+use cors_axum_core::{ActualDecision, CorsRequest, OriginAnswer, OriginLookup, RequestKind};
+use http::{HeaderMap, HeaderValue, Request, StatusCode, header};
+
+use super::future::ResponseFuture;
+use super::plan::{PathPlan, PlanSource, RoutePlan};
+use super::service::ResponseState;
+use crate::unwind::CatchUnwind;
+
+/// The CORS of one path as its requests meet it.
+#[derive(Clone, Debug)]
+pub(crate) struct PathCors {
+    source: PlanSource,
+    /// The route's path, for logs; `None` behind a plain `CorsLayer`, which logs the request's.
+    route: Option<Arc<str>>,
+    /// Whether handlers may take `CorsService`: then each request keeps a state they share.
+    service: bool,
+}
+
+/// Marks a preflight passed on to the route's own `OPTIONS` handler: its guards do not run,
+/// since a browser sends a preflight without credentials.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct PreflightPassedOn;
+
+/// What CORS hands a request on to: the route's handler, or the service a layer wraps.
+pub(crate) trait Downstream<B>: Sized {
+    /// The answer's future.
+    type Future;
+    /// What answers the request after an asynchronous origin decision.
+    type Later: Downstream<B, Future = Self::Future> + Send + 'static;
+
+    /// Hands the request on.
+    fn call(self, request: Request<B>) -> Self::Future;
+
+    /// What can hand the request on later, once the origin is decided.
+    fn later(self) -> Self::Later;
+}
+
+/// What the plan makes of a request.
+enum Step {
+    /// Answered here: a preflight.
+    Answer(Response),
+    /// An asynchronous origin decision to await first.
+    Lookup(OriginLookup),
+    /// Handed on, then the answer's headers written.
+    Call(Then),
+}
+
+/// What to write into the answer of a request handed on.
+enum Then {
+    /// CORS is off for the route.
+    Untouched,
+    /// A preflight passed on to the route's handler: these headers of its answer.
+    Passthrough(HeaderMap),
+    Decided(ActualDecision),
+}
+
+impl PathCors {
+    pub(crate) fn new(source: PlanSource, route: Option<Arc<str>>, service: bool) -> Self {
+        Self {
+            source,
+            route,
+            service,
+        }
+    }
+
+    pub(crate) fn source(&self) -> &PlanSource {
+        &self.source
+    }
+
+    /// Answers `request` as the path's plan says, handing it on to `downstream` unless it is a
+    /// preflight.
+    pub(crate) fn respond<B, D>(
+        &self,
+        request: Request<B>,
+        downstream: D,
+    ) -> ResponseFuture<D::Future>
+    where
+        B: Send + 'static,
+        D: Downstream<B>,
+        D::Future: Send + 'static,
+    {
+        self.source
+            .with(|plan| match self.decide(plan, &request, None) {
+                Step::Lookup(lookup) => {
+                    self.after_lookup(plan.clone(), lookup, request, downstream.later())
+                }
+                step => self.proceed(request, step, downstream),
+            })
+    }
+
+    /// The rest of `respond`, once the asynchronous decision `lookup` has answered, at most its
+    /// timeout, with `plan`, which asked for it, even if a reload replaced it meanwhile.
+    fn after_lookup<B, L>(
+        &self,
+        plan: Arc<PathPlan>,
+        lookup: OriginLookup,
+        request: Request<B>,
+        later: L,
+    ) -> ResponseFuture<L::Future>
+    where
+        B: Send + 'static,
+        L: Downstream<B> + Send + 'static,
+        L::Future: Send + 'static,
+    {
+        let cors = self.clone();
+        ResponseFuture::lookup(Box::pin(async move {
+            let settled = settle(lookup).await;
+            let step = cors.decide(&plan, &request, Some(settled.answer()));
+            cors.proceed(request, step, later)
+        }))
+    }
+
+    /// Hands `request` on as `step` says.
+    fn proceed<B, D: Downstream<B>>(
+        &self,
+        mut request: Request<B>,
+        step: Step,
+        downstream: D,
+    ) -> ResponseFuture<D::Future> {
+        let then = match step {
+            Step::Answer(response) => return ResponseFuture::ready(response),
+            Step::Call(then) => then,
+            Step::Lookup(_) => unreachable!("a decision with the lookup's answer needs no lookup"),
+        };
+        match then {
+            Then::Untouched => ResponseFuture::untouched(downstream.call(request)),
+            Then::Passthrough(cors) => {
+                request.extensions_mut().insert(PreflightPassedOn);
+                ResponseFuture::passthrough(downstream.call(request), cors)
+            }
+            Then::Decided(decision) if !self.service => {
+                ResponseFuture::decided(downstream.call(request), decision)
+            }
+            Then::Decided(decision) => {
+                let state = Arc::new(ResponseState::new(decision));
+                request.extensions_mut().insert(state.clone());
+                ResponseFuture::actual(downstream.call(request), state)
+            }
+        }
+    }
+
+    /// What `plan` makes of `request`, given the answer of its asynchronous origin decision, if
+    /// one was made.
+    fn decide<B>(
+        &self,
+        plan: &PathPlan,
+        request: &Request<B>,
+        answer: Option<OriginAnswer<'_>>,
+    ) -> Step {
+        let mut cors =
+            CorsRequest::new(request.method(), request.headers()).with_uri(request.uri());
+        if let Some(answer) = answer {
+            cors = cors.with_origin_answer(answer);
+        }
+        let route = plan.route_for(&cors);
+        if answer.is_none()
+            && plan.is_asynchronous()
+            && let Some(lookup) = route
+                .policy()
+                .and_then(|policy| policy.origin_lookup(&cors))
+        {
+            return Step::Lookup(lookup);
+        }
+        if cors.kind() == RequestKind::Preflight {
+            let answer = self.preflight(plan, route, &cors, request);
+            if plan.passes_preflight_through() {
+                return Step::Call(Then::Passthrough(answer.into_parts().0.headers));
+            }
+            return Step::Answer(answer);
+        }
+        let Some(policy) = route.policy() else {
+            return Step::Call(Then::Untouched);
+        };
+        let decision = policy.actual(&cors);
+        if let Some(refusal) = decision.refusal() {
+            self.refused(request, "request", &refusal);
+        }
+        Step::Call(Then::Decided(decision))
+    }
+
+    /// The answer to a preflight, without calling any handler.
+    fn preflight<B>(
+        &self,
+        plan: &PathPlan,
+        route: &RoutePlan,
+        cors: &CorsRequest<'_>,
+        request: &Request<B>,
+    ) -> Response {
+        let mut response = Response::new(Body::empty());
+        match route {
+            RoutePlan::On { policy, .. } => {
+                let decision = policy.preflight(cors);
+                if let Some(refusal) = decision.refusal() {
+                    self.refused(request, "preflight", &refusal);
+                }
+                *response.status_mut() = decision.status();
+                decision.write(response.headers_mut());
+            }
+            RoutePlan::Off => {
+                self.refused(request, "preflight", &"CORS is off for this route");
+                *response.status_mut() = StatusCode::NO_CONTENT;
+                if let Some(vary) = plan.off_preflight_vary() {
+                    response.headers_mut().insert(header::VARY, vary.clone());
+                }
+            }
+        }
+        response
+    }
+
+    /// Logs, at debug level, a CORS request that gets no grant: its route, its origin and why.
+    fn refused<B>(&self, request: &Request<B>, kind: &'static str, reason: &dyn std::fmt::Display) {
+        tracing::debug!(
+            target: "cors_axum",
+            route = self.route.as_deref().unwrap_or_else(|| request.uri().path()),
+            method = %request.method(),
+            origin = %Shown(request.headers().get(header::ORIGIN)),
+            "CORS {kind} refused: {reason}"
+        );
+    }
+}
+
+/// A request's `Origin` in a log line: escaped, `-` when there is none.
+struct Shown<'a>(Option<&'a HeaderValue>);
+
+impl std::fmt::Display for Shown<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0 {
+            Some(value) => write!(f, "{}", value.as_bytes().escape_ascii()),
+            None => f.write_str("-"),
+        }
+    }
+}
+
+/// How an asynchronous origin decision ended: allowed, refused, or failed (an error, a panic,
+/// or no answer within the policy's timeout), with the reason.
+enum Settled {
+    Answered(bool),
+    Failed(String),
+}
+
+impl Settled {
+    fn answer(&self) -> OriginAnswer<'_> {
+        match self {
+            Self::Answered(true) => OriginAnswer::Allowed,
+            Self::Answered(false) => OriginAnswer::Refused,
+            Self::Failed(reason) => OriginAnswer::Failed(reason),
+        }
+    }
+}
+
+/// Awaits `lookup`, at most its timeout; a panic in it is a failure like an error.
+async fn settle(lookup: OriginLookup) -> Settled {
+    let timeout = lookup.timeout;
+    match tokio::time::timeout(timeout, CatchUnwind::new(lookup.future)).await {
+        Ok(Ok(Ok(allowed))) => Settled::Answered(allowed),
+        Ok(Ok(Err(error))) => Settled::Failed(error.to_string()),
+        Ok(Err(panic)) => {
+            tracing::error!(
+                target: "cors_axum",
+                "the asynchronous origin decision panicked: {}",
+                panic.escape_debug()
+            );
+            Settled::Failed(format!("the decision panicked: {panic}"))
+        }
+        Err(_) => Settled::Failed(format!("no answer within {timeout:?}")),
+    }
+}
