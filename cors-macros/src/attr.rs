@@ -250,6 +250,8 @@ pub(crate) struct StateParams {
     pub(crate) state: TokenStream,
     /// `::<__S>` or nothing, to name a generated generic function.
     pub(crate) turbofish: TokenStream,
+    /// Whether the impls are for every state (`__S`).
+    pub(crate) any_state: bool,
 }
 
 impl StateParams {
@@ -259,6 +261,7 @@ impl StateParams {
                 generics: TokenStream::new(),
                 state: quote!(#state),
                 turbofish: TokenStream::new(),
+                any_state: false,
             },
             None => StateParams {
                 generics: quote! {
@@ -266,6 +269,7 @@ impl StateParams {
                 },
                 state: quote!(__S),
                 turbofish: quote!(::<__S>),
+                any_state: true,
             },
         }
     }

@@ -4,10 +4,11 @@
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
-use syn::{Fields, ImplItem, Item, ItemImpl, ItemStruct, Type};
+use syn::{Fields, FnArg, ImplItem, Item, ItemImpl, ItemStruct, Type};
 
 use crate::attr::{self, ControllerArgs, StateParams, private};
 use crate::route::{ControllerContext, Route, is_route_attr};
+use crate::state::InferredState;
 
 pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     let parsed = match syn::parse2::<Item>(item.clone()) {
@@ -59,14 +60,19 @@ fn expand_struct(args: TokenStream, item: ItemStruct) -> syn::Result<TokenStream
     }
     let private = private();
     let name = &item.ident;
-    let (generics, state) = match &args.state {
+    let types: Vec<&Type> = item.fields.iter().map(|f| &f.ty).collect();
+    let inferred = match &args.state {
+        Some(_) => None,
+        None => InferredState::read(types.iter().copied(), "fields")?,
+    };
+    let (generics, state) = match args.state.as_ref().or(inferred.as_ref().map(|i| &i.ty)) {
         Some(state) => (TokenStream::new(), quote!(#state)),
         None => (
             quote!(<__S: ::core::marker::Send + ::core::marker::Sync>),
             quote!(__S),
         ),
     };
-    let types: Vec<&Type> = item.fields.iter().map(|f| &f.ty).collect();
+    let state_checks = inferred.as_ref().map(InferredState::checks);
     let values = types.iter().map(|ty| {
         quote_spanned! {ty.span()=>
             #private::field::<#state, #ty>(__parts, __state).await?
@@ -101,6 +107,8 @@ fn expand_struct(args: TokenStream, item: ItemStruct) -> syn::Result<TokenStream
                 #((&&#private::Probe::<#types>::new()).declare(__needs);)*
             }
         }
+
+        #state_checks
     })
 }
 
@@ -117,18 +125,7 @@ fn args_tokens(args: &ControllerArgs) -> TokenStream {
 /// and registers the controller.
 fn expand_impl(args: TokenStream, mut item: ItemImpl) -> syn::Result<TokenStream> {
     let args: ControllerArgs = syn::parse2(args)?;
-    if let Some((_, path, _)) = &item.trait_ {
-        return Err(syn::Error::new_spanned(
-            path,
-            "`#[controller]` goes on an inherent `impl` block, not a trait implementation",
-        ));
-    }
-    if !item.generics.params.is_empty() {
-        return Err(syn::Error::new_spanned(
-            &item.generics,
-            "a controller cannot be generic",
-        ));
-    }
+    check_block(&item)?;
     let prefix = match &args.path {
         Some(lit) => crate::path::check(&lit.value(), lit.span())?,
         None => "/".to_owned(),
@@ -136,56 +133,20 @@ fn expand_impl(args: TokenStream, mut item: ItemImpl) -> syn::Result<TokenStream
     let self_ty = item.self_ty.clone();
     let controller_name = quote!(#self_ty).to_string().replace(' ', "");
 
-    let mut routes: Vec<(Route, syn::ImplItemFn)> = Vec::new();
-    let mut errors: Option<syn::Error> = None;
-    let mut push_error = |error: syn::Error| match &mut errors {
-        Some(all) => all.combine(error),
-        None => errors = Some(error),
-    };
-    for impl_item in &mut item.items {
-        let ImplItem::Fn(method) = impl_item else {
-            if let Some(attrs) = item_attrs_mut(impl_item) {
-                for attr in attrs.iter().filter(|a| is_route_attr(a)) {
-                    push_error(syn::Error::new_spanned(
-                        attr,
-                        "`#[route]` applies to methods (`async fn`) only",
-                    ));
-                }
-                attrs.retain(|a| !is_route_attr(a));
-            }
-            continue;
-        };
-        let (route_attrs, others): (Vec<_>, Vec<_>) =
-            method.attrs.drain(..).partition(is_route_attr);
-        method.attrs = others;
-        for route_attr in &route_attrs {
-            match Route::parse(route_attr, method, &prefix) {
-                Ok(route) => {
-                    if let Some((first, _)) = routes
-                        .iter()
-                        .find(|(r, _)| r.method == route.method && r.path == route.path)
-                    {
-                        push_error(syn::Error::new_spanned(
-                            route_attr,
-                            format!(
-                                "route `{} {}` is declared twice in this controller (first on `{}`)",
-                                route.method, route.path, first.handler
-                            ),
-                        ));
-                    } else {
-                        routes.push((route, method.clone()));
-                    }
-                }
-                Err(error) => push_error(error),
-            }
-        }
-    }
-
+    let (routes, mut errors) = take_routes(&mut item, &prefix);
     let private = private();
-    let params = StateParams::new(args.state.as_ref());
+    let inferred = match &args.state {
+        Some(_) => None,
+        None => read_state(&routes).unwrap_or_else(|error| {
+            combine(&mut errors, error);
+            None
+        }),
+    };
+    let params = StateParams::new(args.state.as_ref().or(inferred.as_ref().map(|i| &i.ty)));
     let StateParams {
         generics, state, ..
     } = &params;
+    let state_checks = inferred.as_ref().map(InferredState::checks);
     let controller = ControllerContext {
         self_ty: &self_ty,
         params: &params,
@@ -213,6 +174,7 @@ fn expand_impl(args: TokenStream, mut item: ItemImpl) -> syn::Result<TokenStream
         const _: () = {
             #(#functions)*
             #providers_fn
+            #state_checks
 
             impl #generics #private::Controller<#state> for #self_ty {
                 const NAME: &'static str = #controller_name;
@@ -234,6 +196,92 @@ fn expand_impl(args: TokenStream, mut item: ItemImpl) -> syn::Result<TokenStream
         Some(error) => Ok(attr::with_error(quote!(#item #declared), error)),
         None => Ok(quote!(#item #declared)),
     }
+}
+
+/// An inherent, non-generic `impl` block, or the error that says what is wrong.
+fn check_block(item: &ItemImpl) -> syn::Result<()> {
+    if let Some((_, path, _)) = &item.trait_ {
+        return Err(syn::Error::new_spanned(
+            path,
+            "`#[controller]` goes on an inherent `impl` block, not a trait implementation",
+        ));
+    }
+    if !item.generics.params.is_empty() {
+        return Err(syn::Error::new_spanned(
+            &item.generics,
+            "a controller cannot be generic",
+        ));
+    }
+    Ok(())
+}
+
+fn combine(errors: &mut Option<syn::Error>, error: syn::Error) {
+    match errors {
+        Some(all) => all.combine(error),
+        None => *errors = Some(error),
+    }
+}
+
+/// Strips the `#[route]`s of the block's items and reads them: the routes with their methods,
+/// and the errors of those that are wrong.
+fn take_routes(
+    item: &mut ItemImpl,
+    prefix: &str,
+) -> (Vec<(Route, syn::ImplItemFn)>, Option<syn::Error>) {
+    let mut routes: Vec<(Route, syn::ImplItemFn)> = Vec::new();
+    let mut errors: Option<syn::Error> = None;
+    let mut push_error = |error: syn::Error| combine(&mut errors, error);
+    for impl_item in &mut item.items {
+        let ImplItem::Fn(method) = impl_item else {
+            if let Some(attrs) = item_attrs_mut(impl_item) {
+                for attr in attrs.iter().filter(|a| is_route_attr(a)) {
+                    push_error(syn::Error::new_spanned(
+                        attr,
+                        "`#[route]` applies to methods (`async fn`) only",
+                    ));
+                }
+                attrs.retain(|a| !is_route_attr(a));
+            }
+            continue;
+        };
+        let (route_attrs, others): (Vec<_>, Vec<_>) =
+            method.attrs.drain(..).partition(is_route_attr);
+        method.attrs = others;
+        for route_attr in &route_attrs {
+            match Route::parse(route_attr, method, prefix) {
+                Ok(route) => {
+                    if let Some((first, _)) = routes
+                        .iter()
+                        .find(|(r, _)| r.method == route.method && r.path == route.path)
+                    {
+                        push_error(syn::Error::new_spanned(
+                            route_attr,
+                            format!(
+                                "route `{} {}` is declared twice in this controller (first on `{}`)",
+                                route.method, route.path, first.handler
+                            ),
+                        ));
+                    } else {
+                        routes.push((route, method.clone()));
+                    }
+                }
+                Err(error) => push_error(error),
+            }
+        }
+    }
+    (routes, errors)
+}
+
+/// The state read from the `State<T>` arguments of the routes' handlers.
+fn read_state(routes: &[(Route, syn::ImplItemFn)]) -> syn::Result<Option<InferredState>> {
+    let arguments = routes
+        .iter()
+        .flat_map(|(_, method)| &method.sig.inputs)
+        .filter_map(|input| match input {
+            FnArg::Typed(typed) => Some(&*typed.ty),
+            FnArg::Receiver(_) => None,
+        });
+    InferredState::read(arguments, "handlers")
 }
 
 fn item_attrs_mut(item: &mut ImplItem) -> Option<&mut Vec<syn::Attribute>> {

@@ -9,6 +9,7 @@ mod controller;
 mod module;
 mod path;
 mod route;
+mod state;
 
 use proc_macro::TokenStream;
 
@@ -66,7 +67,7 @@ use proc_macro::TokenStream;
 /// | argument | meaning |
 /// |---|---|
 /// | `"prefix"` or `path = "prefix"` | prefixes the path of every route of the block |
-/// | `state = T` | the handlers extract `State<T>` (or parts of `T` through `FromRef`); the controller goes in modules declared with `state: T` |
+/// | `state = T` | the handlers extract `State<T>` (or parts of `T` through `FromRef`); the controller goes in modules declared with `state: T`. Without it, the state is read from the handlers' `State<T>` arguments, if they take one |
 /// | `providers = [ProviderBuilder::new().use_value(v), ..]` | values for `Inject<T>` in these routes, more specific than the module's |
 /// | `cors = CorsOptions::new()...` | CORS options of these routes, merged over the module's; `cors = false` switches CORS off |
 /// | `guards = [G, ..]` | extractor types run before each handler; a rejection answers instead |
@@ -80,8 +81,9 @@ use proc_macro::TokenStream;
 ///
 /// The macro reports at compile time, pointing at the token at fault: a trait implementation or
 /// a generic block; a `#[route]` on something other than a method; two routes with the same
-/// method and path; an argument before the last that reads the body, or that is not an
-/// extractor; a return type that is not a response; `&mut self`. It registers one entry per
+/// method and path; handlers taking two different `State<..>` without `state = ..`; an
+/// argument before the last that reads the body, or that is not an extractor (under every
+/// state, in a controller without one); a return type that is not a response; `&mut self`. It registers one entry per
 /// controller in an [`inventory`](https://docs.rs/inventory) registry; the routes themselves
 /// are constants of the controller, read by the modules that list it.
 ///
@@ -90,7 +92,10 @@ use proc_macro::TokenStream;
 /// On a struct whose fields are extractors (`RequestContext`, `CorsService`, `Inject<T>`,
 /// `HeaderMap`, ...), `#[controller]` makes the struct an extractor built from its fields, so
 /// that its `&self` methods can be routes. A field that is not an extractor is a compile error
-/// that suggests `Inject<T>`. It takes one argument, `state = T`, when a field needs the state.
+/// that suggests `Inject<T>`. A struct whose fields take `State<T>` is built for state `T`; it
+/// takes one argument, `state = T`, to say so when the state cannot be read from its fields. Its
+/// impl block has the same state: read from its handlers' `State<T>` arguments, or written
+/// `#[controller(state = T)]` when they take none.
 ///
 /// ```
 /// use cors_axum::prelude::*;

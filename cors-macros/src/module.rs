@@ -164,7 +164,7 @@ fn generate(decl: &ModuleDecl) -> syn::Result<TokenStream> {
 
         impl #generics #private::Module<#state_param> for #name {
             fn definition(&self) -> #private::ModuleDefinition<#state_param> {
-                #private::ModuleDefinition::new::<Self>(#name_str)
+                #private::ModuleDefinition::<#state_param>::new::<Self>(#name_str)
                     #(#imports)*
                     #(#controllers)*
                     #(.providers(#providers))*

@@ -93,13 +93,14 @@ impl Route {
             generics,
             state,
             turbofish,
+            ..
         } = params;
         let router_name = format_ident!("__cors_route_{}", index);
         let needs_name = format_ident!("__cors_needs_{}", index);
         let providers_name = format_ident!("__cors_route_providers_{}", index);
 
         let arguments = arguments(item, self_ty);
-        let checks = checks(&arguments, &item.sig.output, self_ty, state);
+        let checks = checks(&arguments, &item.sig.output, self_ty, params);
         let layers = [self.args.level.layer_calls(), level.layer_calls()];
         let router = self.router_expr(item, &arguments, self_ty, params, &layers);
         let router_fn = quote! {
@@ -202,17 +203,23 @@ impl Route {
         let names = arguments.iter().map(|(name, _)| name);
         let args = arguments.iter().map(|(name, ty)| quote!(#name: #ty));
         let state = &params.state;
-        let (generics, state_arg) = if params.turbofish.is_empty() {
-            (quote!(<__C>), TokenStream::new())
-        } else {
+        // A controller for every state is built under any state, which a struct whose fields
+        // take `State<T>` is not: its own message says so.
+        let (generics, state_arg, instance) = if params.any_state {
             (
                 quote!(<__S: ::core::clone::Clone + ::core::marker::Send + ::core::marker::Sync + 'static, __C>),
                 quote!(__S,),
+                quote!(AnyStateInstance),
+            )
+        } else {
+            (
+                quote!(<__C>),
+                TokenStream::new(),
+                quote!(ControllerInstance),
             )
         };
         // Generic over the controller, so that a controller which is not built per request fails
-        // only the `ControllerInstance` bound, with its message, pointing at the `self` that
-        // needs it.
+        // only the instance bound, with its message, pointing at the `self` that needs it.
         let span = receiver.self_token.span;
         let controller = respan(quote!(#self_ty), span);
         let build = quote_spanned!(span=> __router::<#state_arg #controller>(__into, __setup));
@@ -232,7 +239,7 @@ impl Route {
                 __setup: #private::RouteSetup<#state>,
             ) -> #private::axum::routing::MethodRouter<#state>
             where
-                __C: #private::ControllerInstance<#state>
+                __C: #private::#instance<#state>
                     + ::core::convert::Into<#self_ty>
                     + ::core::marker::Send
                     + 'static,
@@ -267,9 +274,20 @@ fn checks(
     arguments: &[(Ident, TokenStream)],
     output: &ReturnType,
     self_ty: &Type,
-    state: &TokenStream,
+    params: &StateParams,
 ) -> TokenStream {
     let private = private();
+    let state = &params.state;
+    // A controller for every state has its own messages, which lead to `state = T` for an
+    // extractor that needs one state.
+    let (parts_argument, last_argument) = if params.any_state {
+        (
+            quote!(any_state_parts_argument),
+            quote!(any_state_last_argument),
+        )
+    } else {
+        (quote!(parts_argument), quote!(last_argument))
+    };
     let mut checks = TokenStream::new();
     if let Some(((_, last), before)) = arguments.split_last() {
         for (_, ty) in before {
@@ -278,14 +296,14 @@ fn checks(
                 .into_iter()
                 .next()
                 .map_or_else(Span::call_site, |t| t.span());
-            checks.extend(quote_spanned!(span=> #private::parts_argument::<#state, #ty>();));
+            checks.extend(quote_spanned!(span=> #private::#parts_argument::<#state, #ty>();));
         }
         let span = last
             .clone()
             .into_iter()
             .next()
             .map_or_else(Span::call_site, |t| t.span());
-        checks.extend(quote_spanned!(span=> #private::last_argument::<#state, _, #last>();));
+        checks.extend(quote_spanned!(span=> #private::#last_argument::<#state, _, #last>();));
     }
     if let ReturnType::Type(_, ty) = output {
         let text = quote!(#ty).to_string();
