@@ -21,7 +21,8 @@ use crate::wiring::Needs;
     message = "`{Self}` is not a controller of this module",
     label = "listed in `controllers`, but it has no `#[controller]` impl block for this module's state",
     note = "add `#[controller]` to an `impl {Self}` block whose methods carry `#[route(..)]`; a controller \
-            declared with `#[controller(state = T)]` goes in a module declared with `state: T`"
+            whose handlers or fields take `State<T>`, or declared with `#[controller(state = T)]`, goes in a \
+            module declared with `state: T`"
 )]
 pub trait Controller<S: 'static = ()>: 'static {
     /// The controller's name as written in the source, for route tables and errors.

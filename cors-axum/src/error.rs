@@ -164,6 +164,15 @@ impl fmt::Display for BuildError {
             Self::CorsModuleTwice { module } => {
                 write!(f, "module `{module}` imports `CorsModule` more than once")
             }
+            _ => self.fmt_wiring(f),
+        }
+    }
+}
+
+impl BuildError {
+    /// The messages of the errors in how routes are wired: CORS options, providers.
+    fn fmt_wiring(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
             // The cause is the `source`, printed by error reporters after this line.
             Self::Cors {
                 module,
@@ -206,6 +215,7 @@ impl fmt::Display for BuildError {
                  `CorsModule` into `{module}` or into a module that imports it, and do not switch it off \
                  for this route"
             ),
+            _ => unreachable!("`Display::fmt` writes the other errors"),
         }
     }
 }

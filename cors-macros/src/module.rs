@@ -152,6 +152,7 @@ fn generate(decl: &ModuleDecl) -> syn::Result<TokenStream> {
     let layers = layers
         .iter()
         .map(|layer| quote_spanned!(layer.span()=> .layer(#layer)));
+    let inherent = application_fns(vis, name, &app_state);
     Ok(quote! {
         #(#attrs)*
         #[derive(
@@ -175,6 +176,15 @@ fn generate(decl: &ModuleDecl) -> syn::Result<TokenStream> {
 
         impl #private::DeclaredModule for #name {}
 
+        #inherent
+    })
+}
+
+/// The functions of a root module that build its application: `builder()`, `router()`,
+/// `routes()`, `application()`.
+fn application_fns(vis: &Visibility, name: &Ident, app_state: &TokenStream) -> TokenStream {
+    let private = private();
+    quote! {
         impl #name {
             /// The builder of the application whose root is this module, to provide values,
             /// guards and layers known only at run time.
@@ -209,5 +219,5 @@ fn generate(decl: &ModuleDecl) -> syn::Result<TokenStream> {
                 Self::builder().build()
             }
         }
-    })
+    }
 }

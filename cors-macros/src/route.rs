@@ -101,7 +101,10 @@ impl Route {
 
         let arguments = arguments(item, self_ty);
         let checks = checks(&arguments, &item.sig.output, self_ty, params);
-        let layers = [self.args.level.layer_calls(), level.layer_calls()];
+        let layers = RouteLayers {
+            route: self.args.level.layer_calls(),
+            controller: level.layer_calls(),
+        };
         let router = self.router_expr(item, &arguments, self_ty, params, &layers);
         let router_fn = quote! {
             fn #router_name #generics (
@@ -113,20 +116,7 @@ impl Route {
             }
         };
 
-        let receiver = matches!(item.sig.inputs.first(), Some(FnArg::Receiver(_)));
-        let field_needs = receiver
-            .then(|| quote!((&&#private::Probe::<#self_ty>::new()).declare_fields(__needs);));
-        let argument_needs = arguments
-            .iter()
-            .map(|(_, ty)| quote!((&&#private::Probe::<#ty>::new()).declare(__needs);));
-        let needs_fn = quote! {
-            #[allow(unused_imports, clippy::needless_borrow)]
-            fn #needs_name(__needs: &mut #private::Needs) {
-                use #private::{DeclareFields as _, DeclareNeed as _, DeclareNoFields as _, DeclareNothing as _};
-                #field_needs
-                #(#argument_needs)*
-            }
-        };
+        let needs_fn = needs_fn(&needs_name, item, &arguments, self_ty);
 
         let (providers_fn, providers_ref) = match self.args.level.providers() {
             Some(builder) => (
@@ -142,7 +132,7 @@ impl Route {
         let method = format_ident!("{}", self.method);
         let path = &self.path;
         let handler_name = self.handler.to_string();
-        let layered = level.layers.is_some() || self.args.level.layers.is_some();
+        let layered = layers.any();
         let def = quote! {
             #private::RouteDef {
                 method: #private::Method::#method,
@@ -158,43 +148,40 @@ impl Route {
         (quote!(#router_fn #needs_fn #providers_fn), def)
     }
 
-    /// The expression that builds the route's method router from `__guards`. An associated
-    /// function is the handler itself; a `&self` method gets a wrapper that extracts the
-    /// controller first.
+    /// The expression that builds the route's method router. An associated function is the
+    /// handler itself; a `&self` method gets a wrapper that extracts the controller first.
     fn router_expr(
         &self,
         item: &ImplItemFn,
         arguments: &[(Ident, TokenStream)],
         self_ty: &Type,
         params: &StateParams,
-        layers: &[TokenStream; 2],
+        layers: &RouteLayers,
     ) -> TokenStream {
-        let private = private();
         let handler = &self.handler;
-        let filter = format_ident!("{}", self.method);
-        let filter = quote!(#private::axum::routing::MethodFilter::#filter);
-        // A route with layers of its own (or of its controller) is built apart, its layers
-        // around it, then merged; any other is added to the path's method router.
-        let [route_layers, controller_layers] = layers;
-        let layered = !route_layers.is_empty() || !controller_layers.is_empty();
-        let add = |route: TokenStream| {
-            if layered {
-                quote! {
-                    __into.merge(
-                        #private::route(#filter, #route, __setup) #route_layers #controller_layers
-                    )
-                }
-            } else {
-                quote!(#private::route_into(__into, #filter, #route, __setup))
-            }
-        };
         let Some(FnArg::Receiver(receiver)) = item.sig.inputs.first() else {
             // Spanned at the handler's name, so that an error of the handler as a whole points
             // at it rather than at `#[controller]`.
             let route = quote_spanned!(handler.span()=> <#self_ty>::#handler);
-            let added = add(route);
+            let added = layers.add(&self.method, route);
             return quote_spanned!(handler.span()=> #added);
         };
+        let added = layers.add(&self.method, quote!(__wrapper::<__C>));
+        self.method_router_expr(receiver, arguments, self_ty, params, added)
+    }
+
+    /// [`router_expr`](Self::router_expr) of a method: a wrapper that builds the controller
+    /// from the request, then calls the method; `added` adds the wrapper to the path's router.
+    fn method_router_expr(
+        &self,
+        receiver: &syn::Receiver,
+        arguments: &[(Ident, TokenStream)],
+        self_ty: &Type,
+        params: &StateParams,
+        added: TokenStream,
+    ) -> TokenStream {
+        let private = private();
+        let handler = &self.handler;
         let this = if receiver.reference.is_some() {
             quote!(&__this)
         } else {
@@ -223,7 +210,6 @@ impl Route {
         let span = receiver.self_token.span;
         let controller = respan(quote!(#self_ty), span);
         let build = quote_spanned!(span=> __router::<#state_arg #controller>(__into, __setup));
-        let added = add(quote!(__wrapper::<__C>));
         quote! {
             async fn __wrapper<__C>(__this: __C, #(#args),*) -> #private::axum::response::Response
             where
@@ -247,6 +233,63 @@ impl Route {
                 #added
             }
             #build
+        }
+    }
+}
+
+/// The layers of a route and of its controller, as calls of `.layer(..)`, innermost first.
+struct RouteLayers {
+    route: TokenStream,
+    controller: TokenStream,
+}
+
+impl RouteLayers {
+    /// Whether there are any: CORS must then wrap them, so the builder puts it around the
+    /// route rather than in its handler.
+    fn any(&self) -> bool {
+        !self.route.is_empty() || !self.controller.is_empty()
+    }
+
+    /// Adds `route`, the handler, for `method` to the path's method router `__into`: with
+    /// layers, built apart, its layers around it, then merged.
+    fn add(&self, method: &str, route: TokenStream) -> TokenStream {
+        let private = private();
+        let filter = format_ident!("{}", method);
+        let filter = quote!(#private::axum::routing::MethodFilter::#filter);
+        if !self.any() {
+            return quote!(#private::route_into(__into, #filter, #route, __setup));
+        }
+        let RouteLayers {
+            route: route_layers,
+            controller,
+        } = self;
+        quote! {
+            __into.merge(#private::route(#filter, #route, __setup) #route_layers #controller)
+        }
+    }
+}
+
+/// The function that declares what a route needs from its module: the needs of each argument
+/// and, for a method, of the controller's fields.
+fn needs_fn(
+    name: &Ident,
+    item: &ImplItemFn,
+    arguments: &[(Ident, TokenStream)],
+    self_ty: &Type,
+) -> TokenStream {
+    let private = private();
+    let receiver = matches!(item.sig.inputs.first(), Some(FnArg::Receiver(_)));
+    let field_needs =
+        receiver.then(|| quote!((&&#private::Probe::<#self_ty>::new()).declare_fields(__needs);));
+    let argument_needs = arguments
+        .iter()
+        .map(|(_, ty)| quote!((&&#private::Probe::<#ty>::new()).declare(__needs);));
+    quote! {
+        #[allow(unused_imports, clippy::needless_borrow)]
+        fn #name(__needs: &mut #private::Needs) {
+            use #private::{DeclareFields as _, DeclareNeed as _, DeclareNoFields as _, DeclareNothing as _};
+            #field_needs
+            #(#argument_needs)*
         }
     }
 }

@@ -2,6 +2,8 @@
 
 #![allow(dead_code, unreachable_pub)]
 
+pub mod wire;
+
 use axum::Router;
 use axum::body::Body;
 use http::{Request, Response, StatusCode};
@@ -9,6 +11,7 @@ use http_body_util::BodyExt;
 use tower::ServiceExt;
 
 /// A response with its body read.
+#[derive(Debug)]
 pub struct Answer {
     pub status: StatusCode,
     pub headers: http::HeaderMap,
