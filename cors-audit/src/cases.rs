@@ -114,8 +114,8 @@ pub(crate) fn cases(
         cases: Vec::new(),
     };
     builder.not_cors()?;
-    builder.from_declared()?;
-    builder.from_hostile()?;
+    builder.declared_requests()?;
+    builder.hostile_requests()?;
     builder.special_characters()?;
     builder.beyond_cors()?;
     Ok(builder.cases)
@@ -222,7 +222,7 @@ impl Builder<'_> {
     }
 
     /// The requests of the pages, from the declared origins.
-    fn from_declared(&mut self) -> Result<(), AuditError> {
+    fn declared_requests(&mut self) -> Result<(), AuditError> {
         let expectation = if self.target.expects_cors {
             Expectation::Readable
         } else {
@@ -277,7 +277,7 @@ impl Builder<'_> {
 
     /// Every hostile origin, as a simple request and a preflighted one, each without and with
     /// credentials.
-    fn from_hostile(&mut self) -> Result<(), AuditError> {
+    fn hostile_requests(&mut self) -> Result<(), AuditError> {
         let (simple, preflighted) = (self.simple(), self.preflighted());
         for (hostility, origin) in self.declared.hostile().to_vec() {
             for credentials in [false, true] {

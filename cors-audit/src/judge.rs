@@ -353,6 +353,7 @@ fn grant(exchange: &Exchange) -> (&'static str, Option<&str>, Option<&str>) {
 /// Answers that depend on the origin without `Vary: Origin`. An answer depends on it when
 /// answers to alike requests from other origins differ from it, or when it reflects its own
 /// origin; an answer to a request without `Origin` when the answers to its method with one do.
+/// An answer no cache may store (`no-store`) needs no `Vary`.
 fn missing_vary_origin(outcomes: &[Outcome]) -> Option<Finding> {
     let with_origin: Vec<&Exchange> = resource_answers(outcomes)
         .map(|(_, e)| e)
@@ -379,7 +380,7 @@ fn missing_vary_origin(outcomes: &[Outcome]) -> Option<Finding> {
         } else {
             method_depends(&exchange.method)
         };
-        if !needs_vary || exchange.varies_on("origin") {
+        if !needs_vary || exchange.varies_on("origin") || exchange.is_no_store() {
             continue;
         }
         let granted = allow_origin(Some(exchange)).is_some();
@@ -443,7 +444,7 @@ fn missing_vary_request_headers(outcomes: &[Outcome]) -> Option<Finding> {
         .iter()
         .filter(|o| {
             o.preflight()
-                .is_some_and(|p| !p.varies_on("access-control-request-headers"))
+                .is_some_and(|p| !p.varies_on("access-control-request-headers") && !p.is_no_store())
         })
         .map(|o| o.name.clone())
         .collect();

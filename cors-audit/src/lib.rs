@@ -99,6 +99,7 @@ fn route_report(url: &str, route: Option<&Route>) -> RouteReport {
         url: url.to_owned(),
         cors: route.and_then(|r| r.cors.clone()),
         handler: route.and_then(|r| r.handler.clone()),
+        line: route.and_then(|r| r.line),
         allow: Vec::new(),
         outcomes: Vec::new(),
         findings: Vec::new(),

@@ -63,7 +63,8 @@ struct Args {
     #[arg(long, conflicts_with = "sarif")]
     json: bool,
 
-    /// Write the report as SARIF 2.1.0 to FILE (`-`: standard output) for code scanning.
+    /// Write the report as SARIF 2.1.0 to FILE (`-`: standard output) for code scanning; with
+    /// `--routes` or `--openapi`, results point at the route's line in that file.
     #[arg(long, value_name = "FILE")]
     sarif: Option<String>,
 
@@ -163,7 +164,9 @@ fn run(args: Args) -> Result<u8, String> {
 
 fn print_report(args: &Args, report: &Report) -> Result<(), String> {
     if let Some(path) = &args.sarif {
-        let sarif = serde_json::to_string_pretty(&report.to_sarif()).map_err(|e| e.to_string())?;
+        let artifact = args.routes.as_deref().or(args.openapi.as_deref());
+        let sarif =
+            serde_json::to_string_pretty(&report.to_sarif(artifact)).map_err(|e| e.to_string())?;
         if path == "-" {
             println!("{sarif}");
         } else {

@@ -49,6 +49,14 @@ impl Exchange {
             .any(|(n, _)| n.eq_ignore_ascii_case("origin"))
     }
 
+    /// Whether no cache may store the answer (`Cache-Control: no-store`), so that it needs no
+    /// `Vary`.
+    pub fn is_no_store(&self) -> bool {
+        self.list("cache-control")
+            .iter()
+            .any(|d| d.eq_ignore_ascii_case("no-store"))
+    }
+
     /// Whether the answer's `Vary` names `name` (or is `*`).
     pub fn varies_on(&self, name: &str) -> bool {
         self.list("vary")

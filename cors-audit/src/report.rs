@@ -32,6 +32,8 @@ pub struct RouteReport {
     pub cors: Option<String>,
     /// The handler, when the route table names it.
     pub handler: Option<String>,
+    /// The route's line in the printed route table, when it came from one.
+    pub line: Option<usize>,
     /// The methods the resource lists in `Allow` (plain `OPTIONS`).
     pub allow: Vec<String>,
     /// Every case, in order.

@@ -28,6 +28,8 @@ pub struct Route {
     /// The handler, when the route table names it (`ItemsController::get`, or an OpenAPI
     /// `operationId`).
     pub handler: Option<String>,
+    /// The route's line in the printed route table (from 1), to point at it.
+    pub line: Option<usize>,
 }
 
 fn method_name<S: serde::Serializer>(method: &Method, s: S) -> Result<S::Ok, S::Error> {
@@ -71,6 +73,21 @@ impl Route {
 /// writes it as JSON (`{"routes":[{"method":..,"path":..,"cors":..,"generated":..}]}`),
 /// told apart by the first character. Generated `OPTIONS` routes are left out, as are `HEAD`
 /// and `OPTIONS` routes generally: the preflights of the path's other routes probe them.
+///
+/// ```
+/// let table = "\
+/// METHOD   PATH         MODULE     CORS               HANDLER
+/// OPTIONS  /items/{id}  AppModule  AppModule          CorsModule::options
+/// GET      /items/{id}  AppModule  AppModule + route  ItemsController::get
+/// POST     /session     AppModule  off (route)        SessionController::login
+/// ";
+/// let routes = cors_audit::parse_route_table(table)?;
+/// assert_eq!(routes.len(), 2);
+/// assert_eq!(routes[0].url("http://127.0.0.1:3000"), "http://127.0.0.1:3000/items/1");
+/// assert_eq!(routes[0].cors.as_deref(), Some("AppModule + route"));
+/// assert_eq!(routes[1].cors, None, "no CORS: no origin should be granted");
+/// # Ok::<(), cors_audit::AuditError>(())
+/// ```
 pub fn parse_route_table(text: &str) -> Result<Vec<Route>, AuditError> {
     let routes = if text.trim_start().starts_with('{') {
         from_json(text)?
@@ -170,6 +187,7 @@ fn from_text(text: &str) -> Result<Vec<Route>, AuditError> {
             path: field(path_at).unwrap_or("/").to_owned(),
             cors,
             handler,
+            line: Some(line_number),
         });
     }
     Ok(routes)
@@ -223,6 +241,7 @@ fn from_json(text: &str) -> Result<Vec<Route>, AuditError> {
             path: row.path,
             cors: row.cors,
             handler,
+            line: None,
         });
     }
     Ok(routes)
@@ -271,6 +290,7 @@ pub fn parse_openapi(text: &str) -> Result<Vec<Route>, AuditError> {
                 path: path.clone(),
                 cors: Some("assumed".to_owned()),
                 handler,
+                line: None,
             });
         }
     }

@@ -4,7 +4,7 @@
 use serde_json::{Value, json};
 
 use crate::findings::{FindingKind, Severity};
-use crate::report::Report;
+use crate::report::{Report, RouteReport};
 
 fn level(severity: Severity) -> &'static str {
     match severity {
@@ -47,10 +47,36 @@ fn rules() -> Vec<Value> {
         .collect()
 }
 
+/// Where a result is: the route's URL, or its line in `artifact`; the route as a logical
+/// location either way.
+fn location(route: &RouteReport, artifact: Option<&str>) -> Value {
+    let physical = match artifact {
+        Some(file) => match route.line {
+            Some(line) => json!({
+                "artifactLocation": { "uri": file },
+                "region": { "startLine": line },
+            }),
+            None => json!({ "artifactLocation": { "uri": file } }),
+        },
+        None => json!({ "artifactLocation": { "uri": route.url } }),
+    };
+    json!({
+        "physicalLocation": physical,
+        "logicalLocations": [{
+            "name": route.label(),
+            "fullyQualifiedName": route.label(),
+            "kind": "resource",
+        }],
+    })
+}
+
 impl Report {
     /// The report as a SARIF 2.1.0 log: one run of `cors-audit`, a rule per finding kind, a
-    /// result per finding, located at the route's URL (and the route as a logical location).
-    pub fn to_sarif(&self) -> Value {
+    /// result per finding. A result is located at the route's URL, or, given `artifact` (the
+    /// route table or OpenAPI file the routes came from, as a path of the repository), in that
+    /// file, at the route's line when known: code-scanning services such as GitHub's accept
+    /// only files of the repository. The route is its logical location, the URL a property.
+    pub fn to_sarif(&self, artifact: Option<&str>) -> Value {
         let results: Vec<Value> = self
             .findings()
             .map(|(route, finding)| {
@@ -63,19 +89,13 @@ impl Report {
                     "ruleIndex": index,
                     "level": level(finding.severity),
                     "message": { "text": format!("{}: {}", route.label(), finding.message) },
-                    "locations": [{
-                        "physicalLocation": { "artifactLocation": { "uri": route.url } },
-                        "logicalLocations": [{
-                            "name": route.label(),
-                            "fullyQualifiedName": route.label(),
-                            "kind": "resource",
-                        }],
-                    }],
+                    "locations": [location(route, artifact)],
                     "partialFingerprints": {
                         "corsAuditFinding/v1": format!("{}|{}", finding.kind.name(), route.label()),
                     },
                     "properties": {
                         "severity": finding.severity.name(),
+                        "url": route.url,
                         "evidence": finding.evidence,
                         "handler": route.handler,
                     },

@@ -266,6 +266,31 @@ async fn a_preflight_without_vary() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn an_answer_no_cache_stores_needs_no_vary() {
+    // As `preflight_without_vary`, but the preflight answers say `no-store`.
+    fn headers(
+        method: &Method,
+        request: &HeaderMap,
+        preflight: bool,
+    ) -> Vec<(&'static str, String)> {
+        let mut headers = servers::preflight_without_vary(method, request, preflight);
+        if preflight {
+            headers.push(("cache-control", "no-store".to_owned()));
+        }
+        headers
+    }
+    let (report, _) = hand_written_report(headers, StatusCode::NO_CONTENT, false).await;
+    assert!(
+        !kinds(&report).contains(&FindingKind::MissingVaryOrigin),
+        "{report}"
+    );
+    assert!(
+        !kinds(&report).contains(&FindingKind::MissingVaryRequestHeaders),
+        "{report}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn a_refusal_without_vary() {
     let report = assert_finding(
         servers::refusal_without_vary,

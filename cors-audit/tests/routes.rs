@@ -357,10 +357,35 @@ async fn the_json_route_table_and_an_openapi_document() {
         })
         .collect();
     assert_eq!(located, ["GET /api/items/{id}/owner"], "{}", run.stdout);
+    // Located in the route table, where code scanning can show it; the URL is a property.
+    let physical = &results[0]["locations"][0]["physicalLocation"];
+    assert_eq!(physical["artifactLocation"]["uri"], file.path());
     assert_eq!(
-        results[0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+        results[0]["properties"]["url"],
         format!("{base}/api/items/1/owner")
     );
+
+    // The printed table: at the route's line.
+    let text = leaky.to_string();
+    let line = 1 + text
+        .lines()
+        .position(|l| l.contains("/api/items/{id}/owner") && !l.starts_with("OPTIONS"))
+        .unwrap();
+    let printed = TempFile::new("leaky-routes.txt", &text);
+    let run = run_binary(&[
+        base.as_str(),
+        "--routes",
+        printed.path(),
+        "--origin",
+        app::PAGES,
+        "--sarif",
+        "-",
+    ])
+    .await;
+    let sarif: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let physical = &sarif["runs"][0]["results"][0]["locations"][0]["physicalLocation"];
+    assert_eq!(physical["artifactLocation"]["uri"], printed.path());
+    assert_eq!(physical["region"]["startLine"], line);
 
     // The same application described by an OpenAPI document: its routes have CORS.
     let openapi = serde_json::json!({
