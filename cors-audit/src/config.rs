@@ -56,21 +56,22 @@ impl AuditConfig {
         }
     }
 
-    /// Checks the URL and the cookie; the origins are checked when they are compiled.
-    pub(crate) fn check(&self) -> Result<(), AuditError> {
+    /// Checks the URL and the cookie, and returns the cookie as credentialed probes send it;
+    /// the origins are checked when they are compiled.
+    pub(crate) fn check(&self) -> Result<http::HeaderValue, AuditError> {
         if !(self.url.starts_with("http://") || self.url.starts_with("https://")) {
             return Err(AuditError::InvalidUrl(self.url.clone()));
         }
-        let well_formed = self.cookie.split_once('=').is_some_and(|(name, _)| {
+        let named = self.cookie.split_once('=').is_some_and(|(name, _)| {
             !name.is_empty() && http::HeaderName::from_bytes(name.as_bytes()).is_ok()
-        }) && http::HeaderValue::from_str(&self.cookie).is_ok();
-        if !well_formed {
-            return Err(AuditError::InvalidRequest(format!(
+        });
+        match http::HeaderValue::from_str(&self.cookie) {
+            Ok(cookie) if named => Ok(cookie),
+            _ => Err(AuditError::InvalidRequest(format!(
                 "`--cookie {}` is not a cookie; write it as `NAME=VALUE`, e.g. `session=abc123`",
                 self.cookie
-            )));
+            ))),
         }
-        Ok(())
     }
 }
 

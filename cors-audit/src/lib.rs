@@ -39,10 +39,9 @@ pub fn audit(
     transport: &mut dyn Transport,
     progress: &mut dyn FnMut(usize, usize, &str),
 ) -> Result<Report, AuditError> {
-    config.check()?;
-    let declared = Declared::compile(&config.origins)?;
+    let audit = Prepared::new(config)?;
     let mut route = route_report(&config.url, None);
-    probe_resource(config, &declared, None, &mut route, transport, progress)?;
+    audit.probe(None, &mut route, transport, progress)?;
     Ok(Report::new(config.origins.clone(), vec![route]))
 }
 
@@ -56,8 +55,7 @@ pub fn audit_routes(
     transport: &mut dyn Transport,
     progress: &mut dyn FnMut(usize, usize, &str),
 ) -> Result<Report, AuditError> {
-    config.check()?;
-    let declared = Declared::compile(&config.origins)?;
+    let audit = Prepared::new(config)?;
     let mut reports = Vec::with_capacity(routes.len());
     for route in routes {
         let mut report = route_report(&route.url(&config.url), Some(route));
@@ -67,14 +65,7 @@ pub fn audit_routes(
                 progress(done, total, &format!("{label}: {case}"));
             }
         };
-        let probed = probe_resource(
-            config,
-            &declared,
-            Some(route),
-            &mut report,
-            transport,
-            &mut progress,
-        );
+        let probed = audit.probe(Some(route), &mut report, transport, &mut progress);
         match probed {
             Ok(()) => {}
             Err(AuditError::Transport(error)) => {
@@ -107,58 +98,75 @@ fn route_report(url: &str, route: Option<&Route>) -> RouteReport {
     }
 }
 
-/// Probes one resource into `report`: what it says of itself, then every case, then the
-/// findings.
-fn probe_resource(
-    config: &AuditConfig,
-    declared: &Declared,
-    route: Option<&Route>,
-    report: &mut RouteReport,
-    transport: &mut dyn Transport,
-    progress: &mut dyn FnMut(usize, usize, &str),
-) -> Result<(), AuditError> {
-    // What the resource says of itself: `OPTIONS` without `Origin`.
-    let plain = transport.send(&Method::OPTIONS, &report.url, &http::HeaderMap::new())?;
-    let allow = probe::allow_methods(&plain.1);
-    report.allow = allow.iter().map(ToString::to_string).collect();
-    let target = match route {
-        Some(route) => cases::Target {
-            methods: vec![route.method.clone()],
-            simple: match route.method {
-                Method::GET | Method::HEAD => Some(Method::GET),
-                Method::POST => Some(Method::POST),
-                _ => None,
-            },
-            expects_cors: route.cors.is_some(),
-        },
-        None => cases::Target {
-            methods: if !config.methods.is_empty() {
-                config.methods.clone()
-            } else if !allow.is_empty() {
-                allow.clone()
-            } else {
-                vec![Method::GET]
-            },
-            simple: Some(Method::GET),
-            expects_cors: true,
-        },
-    };
-    let cookie = http::HeaderValue::from_str(&config.cookie)
-        .map_err(|_| AuditError::InvalidRequest(format!("`--cookie {}`", config.cookie)))?;
-    let all = cases::cases(config, declared, &target)?;
-    let total = all.len();
-    for (done, case) in all.into_iter().enumerate() {
-        progress(done, total, &case.name);
-        let outcome = probe::run(case, &report.url, &cookie, transport)?;
-        report.outcomes.push(outcome);
+/// The configuration, checked: the declared policy compiled, the cookie as sent.
+struct Prepared<'a> {
+    config: &'a AuditConfig,
+    declared: Declared,
+    cookie: http::HeaderValue,
+}
+
+impl<'a> Prepared<'a> {
+    fn new(config: &'a AuditConfig) -> Result<Self, AuditError> {
+        let cookie = config.check()?;
+        let declared = Declared::compile(&config.origins)?;
+        Ok(Self {
+            config,
+            declared,
+            cookie,
+        })
     }
-    if route.is_none() {
-        progress(total, total, "");
+
+    /// Probes one resource into `report`: what it says of itself, then every case, then the
+    /// findings.
+    fn probe(
+        &self,
+        route: Option<&Route>,
+        report: &mut RouteReport,
+        transport: &mut dyn Transport,
+        progress: &mut dyn FnMut(usize, usize, &str),
+    ) -> Result<(), AuditError> {
+        let config = self.config;
+        // What the resource says of itself: `OPTIONS` without `Origin`.
+        let plain = transport.send(&Method::OPTIONS, &report.url, &http::HeaderMap::new())?;
+        let allow = probe::allow_methods(&plain.1);
+        report.allow = allow.iter().map(ToString::to_string).collect();
+        let target = match route {
+            Some(route) => cases::Target {
+                methods: vec![route.method.clone()],
+                simple: match route.method {
+                    Method::GET | Method::HEAD => Some(Method::GET),
+                    Method::POST => Some(Method::POST),
+                    _ => None,
+                },
+                expects_cors: route.cors.is_some(),
+            },
+            None => cases::Target {
+                methods: if !config.methods.is_empty() {
+                    config.methods.clone()
+                } else if !allow.is_empty() {
+                    allow.clone()
+                } else {
+                    vec![Method::GET]
+                },
+                simple: Some(Method::GET),
+                expects_cors: true,
+            },
+        };
+        let all = cases::cases(config, &self.declared, &target)?;
+        let total = all.len();
+        for (done, case) in all.into_iter().enumerate() {
+            progress(done, total, &case.name);
+            let outcome = probe::run(case, &report.url, &self.cookie, transport)?;
+            report.outcomes.push(outcome);
+        }
+        if route.is_none() {
+            progress(total, total, "");
+        }
+        let context = judge::Context {
+            credentials: config.credentials,
+            allow: &allow,
+        };
+        report.findings = judge::find(&report.outcomes, &context);
+        Ok(())
     }
-    let context = judge::Context {
-        credentials: config.credentials,
-        allow: &allow,
-    };
-    report.findings = judge::find(&report.outcomes, &context);
-    Ok(())
 }
