@@ -1,48 +1,52 @@
-//! The cases an audit probes: the requests of DESIGN.md from an allowed origin, and the same
-//! from hostile origins made to look like it.
+//! The cases an audit probes: the requests of DESIGN.md from a declared origin, the same from
+//! hostile origins made to look like it (each simple, preflighted, with and without
+//! credentials), and the requests that reach past CORS: a cross-site form `POST` and a
+//! WebSocket handshake.
 
 use cors_axum_core::browser::{CredentialsMode, ScriptRequest};
-use http::{HeaderMap, HeaderValue, Method};
+use http::{HeaderMap, HeaderName, HeaderValue, Method};
 
-use crate::{AuditConfig, AuditError};
+use crate::config::{AuditConfig, AuditError};
+use crate::declared::{Declared, Hostility};
 
-/// What a case should give the page, if the API is configured well.
+/// What a case should give, if the API is configured well.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Expectation {
-    /// The allowed origin reads the response.
+    /// The declared origin reads the response.
     Readable,
-    /// A hostile origin does not read the response (a public API answering `*` without
-    /// credentials is fine too).
+    /// The origin does not read the response: a hostile origin, or any origin on a route
+    /// without CORS (a public API answering `*` without credentials is fine too).
     NotReadable,
-    /// Shown, not judged: what the server answers to a request that is not CORS.
+    /// Shown, not judged by itself: what the server answers to a request that is not CORS, or
+    /// to a request made to compare answers.
     Shown,
+    /// A cross-site form `POST` is refused before its handler: not answered 2xx or 3xx.
+    NotHandled,
+    /// A WebSocket handshake from a hostile origin is refused: not answered 101.
+    NotUpgraded,
 }
 
-/// How a hostile origin was made from the allowed one.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Hostility {
-    /// An unrelated site.
-    Arbitrary,
-    /// The allowed origin followed by more labels: `https://app.example.evil.example`.
-    AllowedAsPrefix,
-    /// The allowed host at the end of another: `https://evilapp.example`.
-    HostAsSuffix,
-    /// `http://` where `https://` is allowed.
-    SchemeDowngrade,
-    /// Another port.
-    OtherPort,
-    /// `null`: sandboxed frames, `file:` pages, redirects.
-    Null,
-    /// Characters no browser sends in an origin, which naive parsers mishandle.
-    SpecialCharacters,
+impl Expectation {
+    /// The name in the JSON report.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Expectation::Readable => "readable",
+            Expectation::NotReadable => "not-readable",
+            Expectation::Shown => "shown",
+            Expectation::NotHandled => "not-handled",
+            Expectation::NotUpgraded => "not-upgraded",
+        }
+    }
 }
 
 /// The request of a case.
 #[derive(Clone, Debug)]
-pub enum Probe {
+pub(crate) enum Probe {
     /// A `fetch()` from a page, preflight included when the browser would send one.
     Script(ScriptRequest),
-    /// A raw request, for what browsers do not send (no `Origin`, or a malformed one).
+    /// A raw request, for what `fetch()` does not send (no `Origin`, a malformed one, a form,
+    /// a WebSocket handshake).
     Raw {
         /// The method.
         method: Method,
@@ -53,255 +57,350 @@ pub enum Probe {
 
 /// One probe: a request, and what it should give.
 #[derive(Clone, Debug)]
-pub struct Case {
-    /// A short name, such as `get` or `hostile-prefix credentialed`.
-    pub name: String,
-    /// The request, described for the table: `GET from https://app.example with credentials`.
-    pub description: String,
+pub(crate) struct Case {
+    /// A short name, such as `get` or `allowed-origin-as-prefix get-credentials`.
+    pub(crate) name: String,
+    /// The request, described for the table: `GET from https://app.example, credentials`.
+    pub(crate) description: String,
     /// The request.
-    pub probe: Probe,
+    pub(crate) probe: Probe,
     /// What it should give.
-    pub expectation: Expectation,
+    pub(crate) expectation: Expectation,
     /// How its origin was made, for hostile cases.
-    pub hostility: Option<Hostility>,
+    pub(crate) hostility: Option<Hostility>,
 }
 
-/// An origin split into its parts.
-pub(crate) struct OriginParts<'a> {
-    scheme: &'a str,
-    host: &'a str,
-    port: Option<&'a str>,
+/// The resource probed, as the cases need it.
+#[derive(Clone, Debug)]
+pub(crate) struct Target {
+    /// The methods the resource answers: those of `Allow`, or the route's.
+    pub(crate) methods: Vec<Method>,
+    /// The method of the declared origin's simple requests (`GET`, or a route's `POST`), if
+    /// the resource answers one.
+    pub(crate) simple: Option<Method>,
+    /// Whether the declared origins should read the answers (the route has CORS).
+    pub(crate) expects_cors: bool,
 }
 
-impl<'a> OriginParts<'a> {
-    pub(crate) fn parse(origin: &'a str) -> Option<Self> {
-        let (scheme, rest) = origin.split_once("://")?;
-        if !matches!(scheme, "http" | "https") || rest.is_empty() || rest.contains(['/', '?', '#'])
-        {
-            return None;
-        }
-        let (host, port) = match rest.rsplit_once(':') {
-            Some((host, port)) if !host.ends_with(']') || rest.starts_with('[') => {
-                (host, Some(port))
-            }
-            _ => (rest, None),
-        };
-        if host.is_empty() || port.is_some_and(|p| p.parse::<u16>().is_err()) {
-            return None;
-        }
-        Some(Self { scheme, host, port })
-    }
+/// The name of the header of the request made to see whether preflight answers depend on
+/// `Access-Control-Request-Headers`.
+pub(crate) const COMPARE_HEADER: &str = "x-cors-audit-compare";
 
-    fn with(&self, scheme: &str, host: &str, port: Option<&str>) -> String {
-        match port {
-            Some(port) => format!("{scheme}://{host}:{port}"),
-            None => format!("{scheme}://{host}"),
-        }
-    }
-
-    /// The hostile origins made from this one.
-    fn hostile(&self) -> Vec<(Hostility, String)> {
-        let Self { scheme, host, port } = self;
-        // The registrable part of the host, for the look-alike that ends with it.
-        let bare = host.trim_start_matches("www.");
-        let mut hostile = vec![
-            (
-                Hostility::Arbitrary,
-                self.with(scheme, "evil.example", None),
-            ),
-            (
-                Hostility::AllowedAsPrefix,
-                self.with(scheme, &format!("{host}.evil.example"), None),
-            ),
-            (
-                Hostility::HostAsSuffix,
-                self.with(scheme, &format!("evil{bare}"), *port),
-            ),
-        ];
-        if *scheme == "https" {
-            hostile.push((Hostility::SchemeDowngrade, self.with("http", host, *port)));
-        }
-        let other_port = if *port == Some("8443") {
-            "9443"
-        } else {
-            "8443"
-        };
-        hostile.push((
-            Hostility::OtherPort,
-            self.with(scheme, host, Some(other_port)),
-        ));
-        hostile.push((Hostility::Null, "null".to_owned()));
-        hostile
-    }
-
-    /// Malformed look-alikes, sent raw: a browser never sends them, a naive server may still
-    /// allow them.
-    fn special(&self) -> Vec<String> {
-        let Self { scheme, host, .. } = self;
-        vec![
-            format!("{scheme}://{host}`.evil.example"),
-            format!("{scheme}://{host}_.evil.example"),
-            format!("{scheme}://{host}%60.evil.example"),
-        ]
-    }
-}
+/// The name of the case that preflights with [`COMPARE_HEADER`] alone.
+pub(crate) const COMPARE_CASE: &str = "request-headers-compare";
 
 fn invalid(error: impl std::fmt::Display) -> AuditError {
     AuditError::InvalidRequest(error.to_string())
 }
 
-impl Case {
-    /// Every case for `config`: from `allowed` (the first allowed origin), the requests of
-    /// DESIGN.md for `methods`; then from hostile look-alikes of it, a simple request, a
-    /// credentialed one and a preflighted one.
-    pub fn all(
-        config: &AuditConfig,
-        allowed: &str,
-        methods: &[Method],
-    ) -> Result<Vec<Case>, AuditError> {
-        let parts = OriginParts::parse(allowed)
-            .ok_or_else(|| AuditError::InvalidOrigin(allowed.to_owned()))?;
-        let script = |origin: &str, method: &Method, headers: bool, credentials: bool| {
-            let mut request = ScriptRequest::new(origin, method.as_str()).map_err(invalid)?;
-            if headers {
-                for name in &config.headers {
-                    let value = if name.eq_ignore_ascii_case("content-type") {
-                        "application/json"
-                    } else {
-                        "1"
-                    };
-                    request = request.header(name, value).map_err(invalid)?;
-                }
-            }
-            if credentials {
-                request = request.credentials(CredentialsMode::Include);
-            }
-            Ok::<_, AuditError>(request)
-        };
-        let describe = |request: &ScriptRequest| {
-            let mut text = format!(
-                "{} from {}",
-                request.method(),
-                origin_text(request.origin())
-            );
-            let names = request.unsafe_header_names();
-            if !names.is_empty() {
-                let names: Vec<&str> = names.iter().map(http::HeaderName::as_str).collect();
-                text.push_str(&format!(" with {}", names.join(", ")));
-            }
-            if request.credentials_mode() == CredentialsMode::Include {
-                text.push_str(", credentials");
-            }
-            text
-        };
+/// Builds the cases of one target.
+struct Builder<'a> {
+    config: &'a AuditConfig,
+    declared: &'a Declared,
+    target: &'a Target,
+    cases: Vec<Case>,
+}
 
-        let mut cases = Vec::new();
-        let raw = |name: &str, description: String, method: Method, origin: Option<&str>| {
-            let mut headers = HeaderMap::new();
-            if let Some(origin) = origin {
-                let value = HeaderValue::from_str(origin).map_err(invalid)?;
-                headers.insert(http::header::ORIGIN, value);
-            }
-            Ok::<_, AuditError>(Case {
-                name: name.to_owned(),
-                description,
-                probe: Probe::Raw { method, headers },
-                expectation: Expectation::Shown,
-                hostility: None,
-            })
-        };
-        cases.push(raw(
-            "not-cors",
-            "GET without Origin".to_owned(),
-            Method::GET,
-            None,
-        )?);
-        cases.push(raw(
-            "options-with-origin",
-            format!("OPTIONS from {allowed}, not a preflight"),
-            Method::OPTIONS,
-            Some(allowed),
-        )?);
+/// Every case for `target`.
+pub(crate) fn cases(
+    config: &AuditConfig,
+    declared: &Declared,
+    target: &Target,
+) -> Result<Vec<Case>, AuditError> {
+    let mut builder = Builder {
+        config,
+        declared,
+        target,
+        cases: Vec::new(),
+    };
+    builder.not_cors()?;
+    builder.declared_requests()?;
+    builder.hostile_requests()?;
+    builder.special_characters()?;
+    builder.beyond_cors()?;
+    Ok(builder.cases)
+}
 
-        let mut from_allowed = vec![script(allowed, &Method::GET, false, false)?];
-        for method in methods {
-            if *method == Method::OPTIONS || *method == Method::HEAD {
-                continue;
-            }
-            from_allowed.push(script(allowed, method, true, false)?);
-        }
-        if config.credentials {
-            from_allowed.push(script(allowed, &Method::GET, false, true)?);
-            if let Some(method) = methods
-                .iter()
-                .find(|m| **m != Method::GET && **m != Method::HEAD && **m != Method::OPTIONS)
-            {
-                from_allowed.push(script(allowed, method, true, true)?);
-            }
-        }
-        for request in from_allowed {
-            let description = describe(&request);
-            cases.push(Case {
-                name: case_name("", &request),
-                description,
-                probe: Probe::Script(request),
-                expectation: Expectation::Readable,
-                hostility: None,
-            });
-        }
+impl Builder<'_> {
+    /// The method of simple requests from hostile origins.
+    fn simple(&self) -> Method {
+        self.target.simple.clone().unwrap_or(Method::GET)
+    }
 
-        let preflighted = methods
+    /// The method the preflighted requests use: the first the resource answers that is not
+    /// `GET`, `HEAD` or `OPTIONS`, else `GET` (preflighted by the pages' headers).
+    fn preflighted(&self) -> Method {
+        self.target
+            .methods
             .iter()
             .find(|m| !matches!(**m, Method::GET | Method::HEAD | Method::OPTIONS))
-            .unwrap_or(&Method::GET);
-        for (hostility, origin) in parts.hostile() {
-            let requests = [
-                script(&origin, &Method::GET, false, false)?,
-                script(&origin, &Method::GET, false, true)?,
-                script(&origin, preflighted, true, false)?,
-            ];
-            for request in requests {
-                let description = describe(&request);
-                cases.push(Case {
-                    name: case_name(hostility.name(), &request),
-                    description,
-                    probe: Probe::Script(request),
-                    expectation: Expectation::NotReadable,
-                    hostility: Some(hostility),
-                });
+            .cloned()
+            .unwrap_or(Method::GET)
+    }
+
+    fn script(
+        &self,
+        origin: &str,
+        method: &Method,
+        headers: bool,
+        credentials: bool,
+    ) -> Result<ScriptRequest, AuditError> {
+        let mut request = ScriptRequest::new(origin, method.as_str()).map_err(invalid)?;
+        if headers {
+            for name in &self.config.headers {
+                let value = if name.eq_ignore_ascii_case("content-type") {
+                    "application/json"
+                } else {
+                    "1"
+                };
+                request = request.header(name, value).map_err(invalid)?;
             }
         }
-        for (label, origin) in ["backtick", "underscore", "percent"]
-            .into_iter()
-            .zip(parts.special())
-        {
-            let mut case = raw(
-                &format!("special-characters {label}"),
-                format!("GET from {origin} (malformed, sent raw)"),
-                Method::GET,
-                Some(&origin),
-            )?;
-            case.expectation = Expectation::NotReadable;
-            case.hostility = Some(Hostility::SpecialCharacters);
-            cases.push(case);
+        if credentials {
+            request = request.credentials(CredentialsMode::Include);
         }
-        Ok(cases)
+        Ok(request)
+    }
+
+    fn push_script(
+        &mut self,
+        request: ScriptRequest,
+        prefix: &str,
+        expectation: Expectation,
+        hostility: Option<Hostility>,
+    ) {
+        let name = case_name(prefix, &request);
+        if self.cases.iter().any(|c| c.name == name) {
+            return;
+        }
+        self.cases.push(Case {
+            name,
+            description: describe(&request),
+            probe: Probe::Script(request),
+            expectation,
+            hostility,
+        });
+    }
+
+    fn push_raw(
+        &mut self,
+        name: String,
+        description: String,
+        (method, headers): (Method, HeaderMap),
+        expectation: Expectation,
+        hostility: Option<Hostility>,
+    ) {
+        self.cases.push(Case {
+            name,
+            description,
+            probe: Probe::Raw { method, headers },
+            expectation,
+            hostility,
+        });
+    }
+
+    /// What the server answers without `Origin`, and to an `OPTIONS` that is not a preflight.
+    fn not_cors(&mut self) -> Result<(), AuditError> {
+        let method = self.simple();
+        let model = self.declared.model().to_owned();
+        self.push_raw(
+            "not-cors".to_owned(),
+            format!("{method} without Origin"),
+            (method, HeaderMap::new()),
+            Expectation::Shown,
+            None,
+        );
+        let headers = raw_headers(&[("origin", &model)])?;
+        self.push_raw(
+            "options-with-origin".to_owned(),
+            format!("OPTIONS from {model}, not a preflight"),
+            (Method::OPTIONS, headers),
+            Expectation::Shown,
+            None,
+        );
+        Ok(())
+    }
+
+    /// The requests of the pages, from the declared origins.
+    fn declared_requests(&mut self) -> Result<(), AuditError> {
+        let expectation = if self.target.expects_cors {
+            Expectation::Readable
+        } else {
+            Expectation::NotReadable
+        };
+        let model = self.declared.model().to_owned();
+        let mut requests = Vec::new();
+        if let Some(simple) = &self.target.simple {
+            requests.push(self.script(&model, simple, false, false)?);
+        }
+        for method in &self.target.methods {
+            if !matches!(*method, Method::OPTIONS | Method::HEAD) {
+                requests.push(self.script(&model, method, true, false)?);
+            }
+        }
+        if self.config.credentials {
+            if let Some(simple) = &self.target.simple {
+                requests.push(self.script(&model, simple, false, true)?);
+            }
+            // A credentialed preflight where the resource answers a method that needs one
+            // anyway; a credentialed `GET` with made-up headers is not what pages send.
+            let preflighted = self.preflighted();
+            if preflighted != Method::GET {
+                requests.push(self.script(&model, &preflighted, true, true)?);
+            }
+        }
+        for request in requests {
+            self.push_script(request, "", expectation, None);
+        }
+        for (i, other) in self.declared.others().to_vec().iter().enumerate() {
+            let request = match &self.target.simple {
+                Some(simple) => self.script(other, simple, false, false)?,
+                None => self.script(other, &self.preflighted(), true, false)?,
+            };
+            self.push_script(request, &format!("declared-{}", i + 2), expectation, None);
+        }
+        // The same preflight with another header list: whether the answers depend on it.
+        let compare = self
+            .script(&model, &self.preflighted(), false, false)?
+            .header(COMPARE_HEADER, "1")
+            .map_err(invalid)?;
+        let description = describe(&compare);
+        self.cases.push(Case {
+            name: COMPARE_CASE.to_owned(),
+            description,
+            probe: Probe::Script(compare),
+            expectation: Expectation::Shown,
+            hostility: None,
+        });
+        Ok(())
+    }
+
+    /// Every hostile origin, as a simple request and a preflighted one, each without and with
+    /// credentials.
+    fn hostile_requests(&mut self) -> Result<(), AuditError> {
+        let (simple, preflighted) = (self.simple(), self.preflighted());
+        for (hostility, origin) in self.declared.hostile().to_vec() {
+            for credentials in [false, true] {
+                let request = self.script(&origin, &simple, false, credentials)?;
+                self.push_script(
+                    request,
+                    hostility.name(),
+                    Expectation::NotReadable,
+                    Some(hostility),
+                );
+                let request = self.script(&origin, &preflighted, true, credentials)?;
+                if request.needs_preflight() {
+                    self.push_script(
+                        request,
+                        hostility.name(),
+                        Expectation::NotReadable,
+                        Some(hostility),
+                    );
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Malformed look-alikes, sent raw with the cookie.
+    fn special_characters(&mut self) -> Result<(), AuditError> {
+        let method = self.simple();
+        let labels = ["backtick", "underscore", "percent"];
+        for (label, origin) in labels.into_iter().zip(self.declared.special().to_vec()) {
+            let headers = raw_headers(&[("origin", &origin), ("cookie", &self.config.cookie)])?;
+            self.push_raw(
+                format!("special-characters {label}"),
+                format!("{method} from {origin} (malformed, sent raw), cookie"),
+                (method.clone(), headers),
+                Expectation::NotReadable,
+                Some(Hostility::SpecialCharacters),
+            );
+        }
+        Ok(())
+    }
+
+    /// A cross-site form `POST` (when the pages send credentials, which make it a forgery)
+    /// and a WebSocket handshake, from an unrelated site.
+    fn beyond_cors(&mut self) -> Result<(), AuditError> {
+        let Some((_, hostile)) = self
+            .declared
+            .hostile()
+            .iter()
+            .find(|(h, _)| *h == Hostility::Arbitrary)
+            .cloned()
+        else {
+            return Ok(());
+        };
+        let cookie = self.config.cookie.clone();
+        if self.config.credentials && self.target.methods.contains(&Method::POST) {
+            let form = "application/x-www-form-urlencoded";
+            let mut fields = vec![
+                ("origin", hostile.as_str()),
+                ("content-type", form),
+                ("cookie", cookie.as_str()),
+                ("sec-fetch-site", "cross-site"),
+            ];
+            self.push_raw(
+                "cross-site-form-post".to_owned(),
+                format!("form POST from {hostile}, Sec-Fetch-Site: cross-site, cookie"),
+                (Method::POST, raw_headers(&fields)?),
+                Expectation::NotHandled,
+                Some(Hostility::Arbitrary),
+            );
+            fields.pop();
+            self.push_raw(
+                "cross-site-form-post without-sec-fetch-site".to_owned(),
+                format!("form POST from {hostile}, no Sec-Fetch-Site (older browsers), cookie"),
+                (Method::POST, raw_headers(&fields)?),
+                Expectation::NotHandled,
+                Some(Hostility::Arbitrary),
+            );
+        }
+        if self.target.methods.contains(&Method::GET) || self.target.methods.is_empty() {
+            let fields = [
+                ("origin", hostile.as_str()),
+                ("connection", "Upgrade"),
+                ("upgrade", "websocket"),
+                ("sec-websocket-version", "13"),
+                ("sec-websocket-key", "Y29ycy1hdWRpdCBwcm9iZQ=="),
+                ("cookie", cookie.as_str()),
+            ];
+            self.push_raw(
+                "websocket-handshake".to_owned(),
+                format!("WebSocket handshake from {hostile}, cookie"),
+                (Method::GET, raw_headers(&fields)?),
+                Expectation::NotUpgraded,
+                Some(Hostility::Arbitrary),
+            );
+        }
+        Ok(())
     }
 }
 
-impl Hostility {
-    /// The name used in case names and findings.
-    pub fn name(self) -> &'static str {
-        match self {
-            Hostility::Arbitrary => "arbitrary-origin",
-            Hostility::AllowedAsPrefix => "allowed-origin-as-prefix",
-            Hostility::HostAsSuffix => "allowed-host-as-suffix",
-            Hostility::SchemeDowngrade => "scheme-downgrade",
-            Hostility::OtherPort => "other-port",
-            Hostility::Null => "null-origin",
-            Hostility::SpecialCharacters => "special-characters",
-        }
+/// Headers from names and values the audit writes itself or checked before.
+fn raw_headers(fields: &[(&'static str, &str)]) -> Result<HeaderMap, AuditError> {
+    let mut headers = HeaderMap::new();
+    for (name, value) in fields {
+        let value = HeaderValue::from_str(value).map_err(|_| {
+            AuditError::InvalidRequest(format!("`{value}` cannot be sent as `{name}`"))
+        })?;
+        headers.insert(HeaderName::from_static(name), value);
     }
+    Ok(headers)
+}
+
+fn describe(request: &ScriptRequest) -> String {
+    let origin = String::from_utf8_lossy(request.origin().as_bytes());
+    let mut text = format!("{} from {origin}", request.method());
+    let names = request.unsafe_header_names();
+    if !names.is_empty() {
+        let names: Vec<&str> = names.iter().map(HeaderName::as_str).collect();
+        text.push_str(&format!(" with {}", names.join(", ")));
+    }
+    if request.credentials_mode() == CredentialsMode::Include {
+        text.push_str(", credentials");
+    }
+    text
 }
 
 fn case_name(prefix: &str, request: &ScriptRequest) -> String {
@@ -319,41 +418,73 @@ fn case_name(prefix: &str, request: &ScriptRequest) -> String {
     }
 }
 
-fn origin_text(origin: &HeaderValue) -> String {
-    String::from_utf8_lossy(origin.as_bytes()).into_owned()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn names(config: &AuditConfig, target: &Target) -> Vec<String> {
+        let declared = Declared::compile(&config.origins).unwrap();
+        cases(config, &declared, target)
+            .unwrap()
+            .into_iter()
+            .map(|c| c.name)
+            .collect()
+    }
+
     #[test]
-    fn look_alikes_of_an_origin() {
-        let parts = OriginParts::parse("https://app.example").unwrap();
-        let hostile: Vec<String> = parts.hostile().into_iter().map(|(_, o)| o).collect();
-        assert_eq!(
-            hostile,
-            [
-                "https://evil.example",
-                "https://app.example.evil.example",
-                "https://evilapp.example",
-                "http://app.example",
-                "https://app.example:8443",
-                "null",
-            ]
-        );
-        let parts = OriginParts::parse("http://localhost:8080").unwrap();
-        let hostile: Vec<String> = parts.hostile().into_iter().map(|(_, o)| o).collect();
+    fn every_hostile_origin_is_simple_preflighted_and_credentialed() {
+        let config = AuditConfig::new("http://127.0.0.1:1/items", "https://app.example");
+        let target = Target {
+            methods: vec![Method::GET, Method::POST],
+            simple: Some(Method::GET),
+            expects_cors: true,
+        };
+        let names = names(&config, &target);
+        for kind in ["arbitrary-origin", "scheme-downgrade", "null-origin"] {
+            for variant in [
+                "get",
+                "get-credentials",
+                "post-preflighted",
+                "post-preflighted-credentials",
+            ] {
+                let name = format!("{kind} {variant}");
+                assert!(names.contains(&name), "{name} in {names:?}");
+            }
+        }
+        assert!(names.contains(&"websocket-handshake".to_owned()));
         assert!(
-            hostile.contains(&"http://localhost:8443".to_owned()),
-            "{hostile:?}"
+            !names.iter().any(|n| n.starts_with("cross-site-form-post")),
+            "no form without credentials: {names:?}"
+        );
+    }
+
+    #[test]
+    fn a_route_without_a_simple_method_gets_no_simple_request_from_the_declared_origin() {
+        let mut config = AuditConfig::new("http://127.0.0.1:1", "https://app.example");
+        config.credentials = true;
+        let target = Target {
+            methods: vec![Method::DELETE],
+            simple: None,
+            expects_cors: true,
+        };
+        let names = names(&config, &target);
+        assert!(
+            names.contains(&"delete-preflighted".to_owned()),
+            "{names:?}"
         );
         assert!(
-            hostile.contains(&"http://evillocalhost:8080".to_owned()),
-            "{hostile:?}"
+            names.contains(&"delete-preflighted-credentials".to_owned()),
+            "{names:?}"
         );
-        assert!(OriginParts::parse("app.example").is_none());
-        assert!(OriginParts::parse("https://app.example/").is_none());
-        assert!(OriginParts::parse("https://app.example:99999").is_none());
+        assert!(!names.contains(&"get".to_owned()), "{names:?}");
+        // Hostile simple requests still go out, as GET: a reflection shows on any answer.
+        assert!(
+            names.contains(&"arbitrary-origin get".to_owned()),
+            "{names:?}"
+        );
+        assert!(
+            !names.contains(&"websocket-handshake".to_owned()),
+            "{names:?}"
+        );
     }
 }

@@ -1,288 +1,202 @@
-//! The misconfigurations an audit looks for in the answers.
+//! What an audit reports: one finding per cause, with the probes that show it.
 
 use std::fmt;
 
-use http::Method;
 use serde::Serialize;
 
-use crate::AuditConfig;
-use crate::cases::Expectation;
-use crate::report::{Exchange, Outcome};
-
 /// How bad a finding is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Severity {
-    /// Other sites can read what they must not.
+    /// Other sites can read, or do, what they must not: with the user's credentials.
     High,
-    /// A weakness, or something that breaks the allowed pages.
+    /// A weakness, or something that breaks the declared pages.
     Medium,
-    /// Wider than needed.
+    /// Wider than needed, or a weakness only a cache in between can use.
     Low,
 }
 
-/// What was found.
+impl Severity {
+    /// The name, as in the JSON output.
+    pub fn name(self) -> &'static str {
+        match self {
+            Severity::High => "high",
+            Severity::Medium => "medium",
+            Severity::Low => "low",
+        }
+    }
+}
+
+/// The cause of a finding.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
 #[non_exhaustive]
 pub enum FindingKind {
-    /// Any origin's credentialed requests are readable: every site can act as the user.
-    ReflectedWithCredentials,
-    /// An unrelated origin is reflected in `Access-Control-Allow-Origin`.
+    /// An unrelated origin is allowed: the server reflects any origin. High when it reads
+    /// credentialed answers.
     ArbitraryOriginReflected,
-    /// A look-alike of an allowed origin (a suffix or prefix trick, another scheme or port,
-    /// special characters) is allowed: the origin check is not exact.
+    /// A look-alike of a declared origin (a suffix or prefix trick, another scheme or port,
+    /// special characters) is allowed: the origin check is not exact. High with credentials.
     LookAlikeOriginAllowed,
-    /// `Origin: null`, which any site can send from a sandboxed frame, is allowed.
+    /// `Origin: null`, which any site can send from a sandboxed frame, is allowed. High with
+    /// credentials.
     NullAllowed,
-    /// A response names one origin but lacks `Vary: Origin`: a cache may give it to another.
-    MissingVaryOrigin,
-    /// `Access-Control-Allow-Origin: *` with `Access-Control-Allow-Credentials: true`: browsers
-    /// refuse it, so credentialed requests fail.
+    /// `Access-Control-Allow-Origin: *` where credentials are in play: with
+    /// `Access-Control-Allow-Credentials: true`, or while the pages send credentials.
     StarWithCredentials,
-    /// A preflight from an allowed origin is not answered with a 2xx status: the browser never
+    /// Answers that depend on the origin lack `Vary: Origin`: a cache may give one origin's
+    /// answer to another.
+    MissingVaryOrigin,
+    /// Preflight answers that depend on `Access-Control-Request-Headers` lack it in `Vary`.
+    MissingVaryRequestHeaders,
+    /// A preflight from a declared origin is not answered with a 2xx status: the browser never
     /// sends the actual request.
     PreflightNotOk,
+    /// A declared origin cannot read a response it should.
+    AllowedOriginRefused,
     /// The preflight allows methods the resource does not answer (per its `Allow`).
     AllowMethodsWiderThanRoute,
-    /// An allowed origin cannot read a response it should.
-    AllowedOriginRefused,
+    /// A route the route table gives no CORS grants a declared origin anyway.
+    GrantedWithoutCors,
+    /// A cross-site form `POST` carrying the user's cookie reaches the handler: cross-site
+    /// request forgery.
+    CrossSitePostReachesHandler,
+    /// A WebSocket handshake from a hostile origin is accepted (`101`): cross-site WebSocket
+    /// hijacking. High when the pages send credentials.
+    WebSocketFromHostileOrigin,
 }
 
 impl FindingKind {
-    /// The finding's name, as in the JSON output.
+    /// Every kind, in the order of the SARIF rules.
+    pub const ALL: [FindingKind; 12] = [
+        Self::ArbitraryOriginReflected,
+        Self::LookAlikeOriginAllowed,
+        Self::NullAllowed,
+        Self::StarWithCredentials,
+        Self::MissingVaryOrigin,
+        Self::MissingVaryRequestHeaders,
+        Self::PreflightNotOk,
+        Self::AllowedOriginRefused,
+        Self::AllowMethodsWiderThanRoute,
+        Self::GrantedWithoutCors,
+        Self::CrossSitePostReachesHandler,
+        Self::WebSocketFromHostileOrigin,
+    ];
+
+    /// The finding's name, as in the JSON output and the SARIF rule id.
     pub fn name(self) -> &'static str {
         match self {
-            Self::ReflectedWithCredentials => "reflected-with-credentials",
             Self::ArbitraryOriginReflected => "arbitrary-origin-reflected",
             Self::LookAlikeOriginAllowed => "look-alike-origin-allowed",
             Self::NullAllowed => "null-allowed",
-            Self::MissingVaryOrigin => "missing-vary-origin",
             Self::StarWithCredentials => "star-with-credentials",
+            Self::MissingVaryOrigin => "missing-vary-origin",
+            Self::MissingVaryRequestHeaders => "missing-vary-request-headers",
             Self::PreflightNotOk => "preflight-not-ok",
-            Self::AllowMethodsWiderThanRoute => "allow-methods-wider-than-route",
             Self::AllowedOriginRefused => "allowed-origin-refused",
+            Self::AllowMethodsWiderThanRoute => "allow-methods-wider-than-route",
+            Self::GrantedWithoutCors => "granted-without-cors",
+            Self::CrossSitePostReachesHandler => "cross-site-post-reaches-handler",
+            Self::WebSocketFromHostileOrigin => "websocket-from-hostile-origin",
         }
     }
 
-    /// How bad it is.
-    pub fn severity(self) -> Severity {
+    /// What the finding means and how to fix it, in a sentence or two.
+    pub fn help(self) -> &'static str {
         match self {
-            Self::ReflectedWithCredentials => Severity::High,
-            Self::ArbitraryOriginReflected
-            | Self::LookAlikeOriginAllowed
-            | Self::NullAllowed
-            | Self::MissingVaryOrigin
-            | Self::StarWithCredentials
-            | Self::PreflightNotOk
-            | Self::AllowedOriginRefused => Severity::Medium,
-            Self::AllowMethodsWiderThanRoute => Severity::Low,
+            Self::ArbitraryOriginReflected => {
+                "The server grants an unrelated origin: it reflects any `Origin`. Every site can read \
+                 the answers, and with credentials act as the user. Allow the origins of your pages \
+                 by name or pattern."
+            }
+            Self::LookAlikeOriginAllowed => {
+                "A look-alike of a declared origin is granted: the origin check matches a prefix, a \
+                 suffix, another scheme or port. Compare whole origins, or use anchored patterns such \
+                 as `https://*.example.com`."
+            }
+            Self::NullAllowed => {
+                "`Origin: null` is granted; any site can send it from a sandboxed frame. Do not allow \
+                 `null`."
+            }
+            Self::StarWithCredentials => {
+                "`Access-Control-Allow-Origin: *` where credentials are in play: browsers refuse `*` \
+                 on credentialed requests, so the pages' credentialed requests fail. Name the origins \
+                 of the pages."
+            }
+            Self::MissingVaryOrigin => {
+                "An answer that depends on `Origin` (granted or refused, preflight or actual, or sent \
+                 without `Origin`) lacks `Vary: Origin`: a cache may give it to another origin. Send \
+                 `Vary: Origin` on every answer of the resource."
+            }
+            Self::MissingVaryRequestHeaders => {
+                "Preflight answers depend on `Access-Control-Request-Headers` but do not name it in \
+                 `Vary`: a cache may give one preflight's answer to another."
+            }
+            Self::PreflightNotOk => {
+                "A preflight from a declared origin is not answered 2xx, so the browser never sends \
+                 the request. Answer preflights before authentication and routing errors."
+            }
+            Self::AllowedOriginRefused => {
+                "A declared origin cannot read an answer it should: a missing or wrong \
+                 `Access-Control-Allow-*` header."
+            }
+            Self::AllowMethodsWiderThanRoute => {
+                "The preflight allows methods the resource does not answer. List only the route's \
+                 methods."
+            }
+            Self::GrantedWithoutCors => {
+                "The route table gives this route no CORS, yet a declared origin reads its answers: \
+                 something outside the route table adds CORS headers."
+            }
+            Self::CrossSitePostReachesHandler => {
+                "A cross-site form POST with the user's cookie reaches the handler: any site can \
+                 submit forms as the user (cross-site request forgery). Refuse unsafe cross-site \
+                 requests (`Sec-Fetch-Site`, `Origin`) before the handler, or use SameSite cookies \
+                 and CSRF tokens."
+            }
+            Self::WebSocketFromHostileOrigin => {
+                "A WebSocket handshake from a hostile origin is accepted; browsers apply no CORS to \
+                 WebSockets and send cookies with the handshake (cross-site WebSocket hijacking). \
+                 Check `Origin` before upgrading."
+            }
         }
     }
 }
 
-/// One misconfiguration, with the case that showed it.
+/// One misconfiguration: its cause, how bad the worst probe that shows it is, and the probes.
 #[derive(Clone, Debug, Serialize)]
 pub struct Finding {
-    /// What was found.
+    /// The cause.
     pub kind: FindingKind,
-    /// How bad it is.
+    /// How bad it is: the worst case that shows it.
     pub severity: Severity,
-    /// The case that showed it.
-    pub case: String,
     /// What was seen.
     pub message: String,
+    /// The names of the cases that show it, as in the report's table.
+    pub evidence: Vec<String>,
 }
 
 impl fmt::Display for Finding {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let severity = match self.severity {
-            Severity::High => "high  ",
-            Severity::Medium => "medium",
-            Severity::Low => "low   ",
-        };
         write!(
             f,
-            "{severity} {}: {} (case `{}`)",
+            "{:<6} {}: {}",
+            self.severity.name(),
             self.kind.name(),
-            self.message,
-            self.case
-        )
-    }
-}
-
-/// Looks at every outcome for the misconfigurations above.
-pub(crate) fn find(
-    outcomes: &[Outcome],
-    config: &AuditConfig,
-    allowed: &str,
-    allow: &[Method],
-) -> Vec<Finding> {
-    let mut findings: Vec<Finding> = Vec::new();
-    let mut add = |kind: FindingKind, case: &str, message: String| {
-        if !findings
+            self.message
+        )?;
+        const SHOWN: usize = 3;
+        let named: Vec<String> = self
+            .evidence
             .iter()
-            .any(|f| f.kind == kind && f.message == message)
-        {
-            findings.push(Finding {
-                kind,
-                severity: kind.severity(),
-                case: case.to_owned(),
-                message,
-            });
+            .take(SHOWN)
+            .map(|c| format!("`{c}`"))
+            .collect();
+        match self.evidence.len() {
+            0 => Ok(()),
+            1 => write!(f, " (case {})", named[0]),
+            n if n <= SHOWN => write!(f, " (cases {})", named.join(", ")),
+            n => write!(f, " (cases {} and {} more)", named.join(", "), n - SHOWN),
         }
-    };
-    let varies_by_origin = outcomes.iter().any(|o| {
-        o.exchanges.iter().any(|e| {
-            e.header("access-control-allow-origin")
-                .is_some_and(|v| v != "*")
-        })
-    });
-
-    for outcome in outcomes {
-        let origin = outcome.origin.as_deref().unwrap_or("");
-        for exchange in &outcome.exchanges {
-            let allow_origin = exchange.header("access-control-allow-origin");
-            let allow_credentials = exchange.header("access-control-allow-credentials");
-            if allow_origin == Some("*") && allow_credentials == Some("true") {
-                add(
-                    FindingKind::StarWithCredentials,
-                    &outcome.name,
-                    "`Access-Control-Allow-Origin: *` with `Access-Control-Allow-Credentials: true`, \
-                     which browsers refuse"
-                        .to_owned(),
-                );
-            }
-            let names_an_origin = allow_origin.is_some_and(|v| v != "*");
-            let is_actual = !exchange.preflight;
-            let has_vary_origin = exchange
-                .list("vary")
-                .iter()
-                .any(|v| v.eq_ignore_ascii_case("origin") || *v == "*");
-            if is_actual
-                && !has_vary_origin
-                && (names_an_origin || (varies_by_origin && outcome.origin.is_none()))
-            {
-                add(
-                    FindingKind::MissingVaryOrigin,
-                    &outcome.name,
-                    format!(
-                        "the answer to {} {} `Vary: Origin`, while the answer depends on the origin",
-                        exchange.method,
-                        if outcome.origin.is_some() {
-                            "names an origin without"
-                        } else {
-                            "without `Origin` lacks"
-                        }
-                    ),
-                );
-            }
-        }
-
-        match outcome.expectation {
-            Expectation::Shown => {}
-            Expectation::Readable => {
-                if outcome.is_readable() {
-                    if let Some(preflight) = outcome.preflight() {
-                        wider_methods(preflight, allow, &outcome.name, &mut add);
-                    }
-                } else if let Some(preflight) = outcome
-                    .preflight()
-                    .filter(|p| !(200..300).contains(&p.status))
-                {
-                    add(
-                        FindingKind::PreflightNotOk,
-                        &outcome.name,
-                        format!(
-                            "the preflight from {allowed} was answered {}, so the browser never sends {}",
-                            preflight.status, outcome.request
-                        ),
-                    );
-                } else {
-                    let why = match &outcome.verdict {
-                        crate::report::Verdict::Blocked { why } => why.as_str(),
-                        _ => "",
-                    };
-                    add(
-                        FindingKind::AllowedOriginRefused,
-                        &outcome.name,
-                        format!("{} is not readable: {why}", outcome.request),
-                    );
-                }
-            }
-            Expectation::NotReadable => {
-                let last = outcome.last();
-                let allow_origin = last.and_then(|e| e.header("access-control-allow-origin"));
-                let reflected = outcome.is_readable()
-                    || (outcome.hostility == Some("special-characters")
-                        && allow_origin.is_some_and(|v| v == origin));
-                if !reflected {
-                    continue;
-                }
-                if outcome.credentials {
-                    add(
-                        FindingKind::ReflectedWithCredentials,
-                        &outcome.name,
-                        format!(
-                            "{origin} reads credentialed responses: every site can make requests as the \
-                             user and read the answers"
-                        ),
-                    );
-                    continue;
-                }
-                if allow_origin == Some("*") && !config.credentials {
-                    // A public resource: `*` lets every site read it, by design.
-                    continue;
-                }
-                let kind = match outcome.hostility {
-                    Some("arbitrary-origin") => FindingKind::ArbitraryOriginReflected,
-                    Some("null-origin") => FindingKind::NullAllowed,
-                    _ => FindingKind::LookAlikeOriginAllowed,
-                };
-                add(
-                    kind,
-                    &outcome.name,
-                    format!(
-                        "{origin} is allowed (`Access-Control-Allow-Origin: {}`)",
-                        allow_origin.unwrap_or("?")
-                    ),
-                );
-            }
-        }
-    }
-    findings.sort_by_key(|f| f.severity);
-    findings
-}
-
-/// A finding when the preflight allows methods the resource does not list in `Allow`.
-fn wider_methods(
-    preflight: &Exchange,
-    allow: &[Method],
-    case: &str,
-    add: &mut impl FnMut(FindingKind, &str, String),
-) {
-    if allow.is_empty() {
-        return;
-    }
-    let allowed = preflight.list("access-control-allow-methods");
-    let extra: Vec<&str> = allowed
-        .iter()
-        .copied()
-        .filter(|m| *m == "*" || !allow.iter().any(|a| a.as_str() == *m))
-        .collect();
-    if !extra.is_empty() {
-        add(
-            FindingKind::AllowMethodsWiderThanRoute,
-            case,
-            format!(
-                "the preflight allows {} beyond the methods the resource answers ({})",
-                extra.join(", "),
-                allow
-                    .iter()
-                    .map(Method::as_str)
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-        );
     }
 }

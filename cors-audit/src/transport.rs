@@ -1,6 +1,7 @@
 //! Sending the probes.
 
 use std::fmt;
+use std::io::Read;
 use std::time::Duration;
 
 use http::{HeaderMap, Method, StatusCode};
@@ -37,18 +38,28 @@ impl fmt::Display for TransportError {
 
 impl std::error::Error for TransportError {}
 
+/// The most bytes of an answer's header section: a server that sends more gets no answer.
+pub const MAX_HEADER_BYTES: usize = 64 * 1024;
+
+/// The most bytes of an answer's body read (and dropped); a longer body is cut there.
+pub const MAX_BODY_BYTES: u64 = 1024 * 1024;
+
 /// The transport of the command-line tool: HTTP/1.1 with [ureq](https://docs.rs/ureq), TLS
-/// with rustls.
+/// with rustls. A hostile server cannot hang it nor grow its memory: each request, body
+/// included, ends after the timeout; headers are cut at [`MAX_HEADER_BYTES`] and bodies at
+/// [`MAX_BODY_BYTES`]; a `101 Switching Protocols` answer is closed at once.
 #[derive(Debug)]
 pub struct UreqTransport {
     agent: ureq::Agent,
 }
 
 impl UreqTransport {
-    /// A transport whose requests may take `timeout` each.
+    /// A transport whose requests may take `timeout` each, from connecting to the end of the
+    /// body.
     pub fn new(timeout: Duration) -> Self {
         let agent = ureq::Agent::config_builder()
             .timeout_global(Some(timeout))
+            .max_response_header_size(MAX_HEADER_BYTES)
             .http_status_as_error(false)
             .max_redirects(0)
             .allow_non_standard_methods(true)
@@ -76,8 +87,15 @@ impl Transport for UreqTransport {
         }
         let request = request.body(()).map_err(|e| error(e.to_string()))?;
         let mut response = self.agent.run(request).map_err(|e| error(e.to_string()))?;
-        // Read the body to the end, so that the connection can be used again.
-        let _ = response.body_mut().read_to_vec();
-        Ok((response.status(), response.headers().clone()))
+        let status = response.status();
+        let headers = response.headers().clone();
+        // After a 101 the connection speaks another protocol: dropping the response closes it.
+        if status != StatusCode::SWITCHING_PROTOCOLS {
+            // Read the body (up to the cap) so that the connection can be used again; the
+            // audit needs only the headers, so a broken body is no error.
+            let mut body = response.body_mut().as_reader().take(MAX_BODY_BYTES);
+            let _ = std::io::copy(&mut body, &mut std::io::sink());
+        }
+        Ok((status, headers))
     }
 }
