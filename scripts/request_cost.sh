@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Instructions and heap allocations per request through a whole axum::Router: CorsModule, axum
-# with tower-http's CorsLayer, and the floor (plain axum writing the same headers statically).
+# with tower-http's CorsLayer, and the floor (plain axum writing the same headers with values
+# built at compile time); then a reloadable plan against a static one, and origins decided by an
+# asynchronous predicate (a future ready at once) against tower-http's async_predicate.
 # Instructions come from callgrind (counting only `drive`, one request each), allocations from a
 # counting allocator in the benchmark, over 1,000 requests after one warm-up request; the
 # machine's load moves neither.
@@ -27,13 +29,26 @@ count() { # router request -> "instructions allocations" per request
     echo "$((instructions / N)) $allocations"
 }
 
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+
 printf '| request | ours | tower-http | floor | ours/tower | ours/floor | allocations ours/tower/floor |\n'
 printf '|---|---:|---:|---:|---:|---:|---|\n'
-for request in preflight get no-origin; do
+for request in preflight get get-refused no-origin; do
     read -r oi oa < <(count ours "$request")
     read -r ti ta < <(count tower-http "$request")
     read -r fi fa < <(count floor "$request")
-    ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
     printf '| %s | %s | %s | %s | %s | %s | %s / %s / %s |\n' "$request" "$oi" "$ti" "$fi" \
         "$(ratio "$oi" "$ti")" "$(ratio "$oi" "$fi")" "$oa" "$ta" "$fa"
+done
+
+echo
+printf '| request | reloadable | static | reloadable/static | async (ready) | tower-http async | ours/tower |\n'
+printf '|---|---:|---:|---:|---:|---:|---:|\n'
+for request in preflight get; do
+    read -r ri _ < <(count ours-reloadable "$request")
+    read -r si _ < <(count ours "$request")
+    read -r ai _ < <(count ours-async "$request")
+    read -r ti _ < <(count tower-http-async "$request")
+    printf '| %s | %s | %s | %s | %s | %s | %s |\n' "$request" "$ri" "$si" "$(ratio "$ri" "$si")" \
+        "$ai" "$ti" "$(ratio "$ai" "$ti")"
 done

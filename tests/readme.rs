@@ -1,5 +1,6 @@
-//! The README's quick start compiles as pasted: its `[dependencies]` lines and its `main.rs` are
-//! written into a new crate of their own, outside this workspace, and built with Cargo.
+//! The README's quick start and the guide's whole programs compile as pasted: their
+//! `[dependencies]` lines and their `main.rs` are written into a new crate of their own, outside
+//! this workspace, and built with Cargo.
 //!
 //! The crate depends on `cors-axum` from crates.io by version, as a user's would;
 //! `[patch.crates-io]` points that name (and the two crates it depends on) at this checkout, so
@@ -9,16 +10,17 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The fenced code block of `language` that follows `heading` in `markdown`.
+/// The fenced code block of `language` that follows `heading` in `markdown` (a Rust block may
+/// be marked `ignore` for rustdoc, which builds the guide without the crate's optional features).
 fn code_block<'a>(markdown: &'a str, heading: &str, language: &str) -> &'a str {
     let section = &markdown[markdown
         .find(heading)
-        .unwrap_or_else(|| panic!("README has no `{heading}`"))..];
-    let fence = format!("```{language}\n");
-    let start = section
+        .unwrap_or_else(|| panic!("no `{heading}`"))..];
+    let fence = format!("```{language}");
+    let at = section
         .find(&fence)
-        .unwrap_or_else(|| panic!("no ```{language} block after `{heading}`"))
-        + fence.len();
+        .unwrap_or_else(|| panic!("no ```{language} block after `{heading}`"));
+    let start = at + section[at..].find('\n').expect("a fence line") + 1;
     let len = section[start..]
         .find("\n```")
         .expect("the code block is closed");
@@ -29,14 +31,14 @@ fn workspace() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// Writes the quick start crate into `dir`.
-fn write_quick_start(dir: &Path, readme: &str) {
-    let dependencies = code_block(readme, "## Quick start", "toml");
+/// Writes into `dir` the crate of the program after `heading` in `markdown`.
+fn write_crate(dir: &Path, markdown: &str, heading: &str) {
+    let dependencies = code_block(markdown, heading, "toml");
     assert!(
         dependencies.starts_with("[dependencies]\n"),
-        "the quick start's toml block lists the dependencies:\n{dependencies}"
+        "the toml block after `{heading}` lists the dependencies:\n{dependencies}"
     );
-    let main = code_block(readme, "## Quick start", "rust");
+    let main = code_block(markdown, heading, "rust");
     let root = workspace();
     let patch = ["cors-axum", "cors-core", "cors-macros"]
         .iter()
@@ -50,7 +52,7 @@ fn write_quick_start(dir: &Path, readme: &str) {
         })
         .collect::<String>();
     let manifest = format!(
-        "[package]\nname = \"quick-start\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n\
+        "[package]\nname = \"pasted\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n\
          {dependencies}\n[patch.crates-io]\n{patch}\n[workspace]\n"
     );
     std::fs::create_dir_all(dir.join("src")).unwrap();
@@ -59,25 +61,42 @@ fn write_quick_start(dir: &Path, readme: &str) {
     std::fs::copy(root.join("Cargo.lock"), dir.join("Cargo.lock")).unwrap();
 }
 
-#[test]
-fn quick_start_compiles_as_pasted() {
-    let readme = std::fs::read_to_string(workspace().join("README.md")).unwrap();
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("readme-quick-start");
+/// Builds the program after `heading` in the file `file` of this workspace as a crate of its
+/// own, in `name` (a folder of the test's temporary directory).
+fn compiles_as_pasted(file: &str, heading: &str, name: &str) {
+    let markdown = std::fs::read_to_string(workspace().join(file)).unwrap();
+    let tmp = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    let dir = tmp.join(name);
     let _ = std::fs::remove_dir_all(dir.join("src"));
-    write_quick_start(&dir, &readme);
+    write_crate(&dir, &markdown, heading);
 
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
     let output = Command::new(cargo)
         .args(["build", "--quiet", "--color", "never"])
         .current_dir(&dir)
-        // Its own target directory: the one of this workspace is locked while tests run.
-        .env("CARGO_TARGET_DIR", dir.join("target"))
+        // A target directory of their own, which the pasted crates share: the one of this
+        // workspace is locked while tests run.
+        .env("CARGO_TARGET_DIR", tmp.join("pasted-target"))
         .env_remove("RUSTFLAGS")
         .output()
         .expect("cargo runs");
     assert!(
         output.status.success(),
-        "the README's quick start does not compile as pasted:\n{}",
+        "the program after `{heading}` in {file} does not compile as pasted:\n{}",
         String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+#[test]
+fn quick_start_compiles_as_pasted() {
+    compiles_as_pasted("README.md", "## Quick start", "readme-quick-start");
+}
+
+#[test]
+fn the_guides_reload_from_a_file_compiles_as_pasted() {
+    compiles_as_pasted(
+        "cors-axum/docs/GUIDE.md",
+        "### Reloading options",
+        "guide-reload",
     );
 }

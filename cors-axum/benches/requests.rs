@@ -4,11 +4,14 @@
 //!
 //! The application is the seed example: path `/` with `GET`, `POST` and `PATCH`, origin
 //! `https://example.com`. The requests: a preflight (`POST` with `X-PINGOTHER, Content-Type`), a
-//! `GET` with the allowed `Origin`, a `GET` without `Origin`.
+//! `GET` with the allowed `Origin`, a `GET` from another origin, a `GET` without `Origin`. Beside
+//! them: the same module with reloadable options, and origins decided by an asynchronous
+//! predicate whose future is ready at once, against tower-http's `AllowOrigin::async_predicate`.
 //!
 //! `cargo bench -p cors-axum --bench requests` measures wall-clock time with criterion.
-//! `REQUEST_COST_ONCE=<router>/<request>` (routers `ours`, `tower-http`, `floor`; requests
-//! `preflight`, `get`, `no-origin`) sends one warm-up request, then `REQUEST_COST_N` (1,000)
+//! `REQUEST_COST_ONCE=<router>/<request>` (routers `ours`, `tower-http`, `floor`,
+//! `ours-reloadable`, `ours-async`, `tower-http-async`; requests `preflight`, `get`,
+//! `get-refused`, `no-origin`) sends one warm-up request, then `REQUEST_COST_N` (1,000)
 //! requests built beforehand, prints the heap allocations per request (handling and dropping
 //! the response) and exits, for instruction counts under
 //! `valgrind --tool=callgrind --toggle-collect=requests::seed::drive` (`scripts/request_cost.sh` runs
@@ -30,7 +33,11 @@ static GLOBAL: &StatsAlloc<std::alloc::System> = &INSTRUMENTED_SYSTEM;
 fn requests(c: &mut Criterion) {
     for which in REQUESTS {
         let mut group = c.benchmark_group(which);
-        for name in ROUTERS {
+        let extra: &[&str] = match which {
+            "preflight" | "get" => &["ours-reloadable", "ours-async", "tower-http-async"],
+            _ => &[],
+        };
+        for &name in ROUTERS.iter().chain(extra) {
             let mut router = router(name);
             group.bench_function(name, |b| {
                 b.iter_batched(
@@ -47,6 +54,12 @@ fn requests(c: &mut Criterion) {
 criterion_group!(benches, requests);
 
 fn main() {
+    // Asynchronous origin decisions are awaited with a time limit, which needs tokio's timer.
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()
+        .expect("a runtime");
+    let _entered = runtime.enter();
     if let Ok(case) = std::env::var("REQUEST_COST_ONCE") {
         let (name, which) = case
             .split_once('/')

@@ -39,6 +39,10 @@ pub use cors_axum_core::{
 
 pub use cors_axum_macros::{controller, feature_module, rest_root_module, restRootModule, route};
 
+/// The `cookie` crate, whose `Cookie` [`CorsService::set_cookie_with`] takes, at the version
+/// this crate uses.
+pub use cookie;
+
 /// The rejections of this crate's extractors, answered when a value is missing at run time.
 pub mod rejection {
     pub use crate::cors::CorsServiceRejection;

@@ -538,3 +538,90 @@ fn importing_cors_module_twice_is_an_error() {
         "module `CorsTwice` imports `CorsModule` more than once"
     );
 }
+
+// ---- CORS options where no `CorsModule` applies ---------------------------------------------
+
+rest_root_module! {
+    struct OptionsWithoutCors {
+        controllers: [RootGet],
+        providers_per_rou: [ProviderBuilder::new().use_value(CorsOptions::new().origin("https://only.example"))],
+    }
+}
+
+struct OwnOptions;
+
+#[controller]
+impl OwnOptions {
+    #[route("GET", "own", cors = CorsOptions::new().max_age(60u64))]
+    async fn own() -> &'static str {
+        "own"
+    }
+}
+
+rest_root_module! {
+    struct RouteOptionsWithoutCors { controllers: [OwnOptions] }
+}
+
+struct SwitchedOff;
+
+#[controller(cors = false)]
+impl SwitchedOff {
+    #[route("GET", "off")]
+    async fn off() -> &'static str {
+        "off"
+    }
+}
+
+rest_root_module! {
+    struct OffWithoutCors { controllers: [SwitchedOff] }
+}
+
+#[test]
+fn cors_options_that_would_do_nothing_are_an_error_naming_the_module_and_the_fix() {
+    let err = OptionsWithoutCors::router().unwrap_err();
+    assert!(
+        matches!(err, BuildError::CorsOptionsWithoutCors { .. }),
+        "{err:?}"
+    );
+    assert_eq!(
+        err.to_string(),
+        "CORS options in `providers_per_rou` of `OptionsWithoutCors` do nothing: no `CorsModule` \
+         covers `OptionsWithoutCors`; import `CorsModule` into `OptionsWithoutCors` or into a \
+         module that imports it, or remove the options"
+    );
+    let err = RouteOptionsWithoutCors::router().unwrap_err();
+    assert!(
+        err.to_string()
+            .starts_with("CORS options in `#[route(..)]` of `OwnOptions::own` do nothing"),
+        "{err}"
+    );
+    let err = OnePathTwoModules::builder()
+        .provide(CorsOptions::new().origin("https://only.example"))
+        .router()
+        .unwrap_err();
+    assert!(
+        err.to_string()
+            .starts_with("CORS options in `.provide(..)` of the application builder do nothing"),
+        "{err}"
+    );
+}
+
+#[test]
+fn cors_switched_off_where_no_cors_module_applies_is_a_warning_in_the_route_table() {
+    let routes = OffWithoutCors::routes().unwrap();
+    assert_eq!(
+        routes.warnings(),
+        [
+            "`cors = false` in `#[controller(..)]` of `SwitchedOff` does nothing: no `CorsModule` \
+          covers `OffWithoutCors`"
+        ]
+    );
+    let shown = routes.to_string();
+    assert!(
+        shown.ends_with(
+            "warning: `cors = false` in `#[controller(..)]` of `SwitchedOff` does nothing: no \
+             `CorsModule` covers `OffWithoutCors`\n"
+        ),
+        "{shown}"
+    );
+}

@@ -91,6 +91,11 @@ impl Placements {
     async fn public() -> &'static str {
         "public\n"
     }
+
+    #[route("GET", "off", cors = false)]
+    async fn off() -> &'static str {
+        "off\n"
+    }
 }
 
 struct Guarded;
@@ -150,12 +155,12 @@ fn assert_same(path: &str, in_process: &Answer, wire: &WireAnswer, protocol: &st
     assert_eq!(wire_cors, cors, "{protocol} {path}: {:?}", wire.headers);
 }
 
+/// A request: method, path, headers.
+type Sent<'a> = (&'a str, &'a str, Vec<(&'a str, &'a str)>);
+
 /// Sends each request in process, then over the wire in HTTP/1.1, pipelined between two plain
 /// requests, and in HTTP/2; asserts they agree, and returns the in-process answers.
-async fn through_every_protocol(
-    router: Router,
-    requests: &[(&str, &str, Vec<(&str, &str)>)],
-) -> Vec<Answer> {
+async fn through_every_protocol(router: Router, requests: &[Sent<'_>]) -> Vec<Answer> {
     let addr = serve(router.clone()).await;
     let mut answers = Vec::new();
     for (method, path, headers) in requests {
@@ -378,6 +383,24 @@ async fn cors_headers_a_handler_sets_are_the_plans_on_a_path_under_cors() {
     );
     let answer = send(&router, request("GET", "/sets-cors", &[])).await;
     assert!(!answer.has_any_cors_header());
+}
+
+#[tokio::test]
+async fn a_path_whose_every_route_switches_cors_off_has_none() {
+    let app = WireApp::application().unwrap();
+    assert!(
+        !app.routes()
+            .iter()
+            .any(|r| r.path() == "/off" && r.is_generated()),
+        "{}",
+        app.routes()
+    );
+    let router = app.into_router();
+    for headers in [vec![("origin", ALLOWED)], preflight("GET")] {
+        let answer = send(&router, request("OPTIONS", "/off", &headers)).await;
+        assert_eq!(answer.status, StatusCode::METHOD_NOT_ALLOWED);
+        assert!(!answer.has_any_cors_header(), "{:?}", answer.headers);
+    }
 }
 
 #[tokio::test]

@@ -73,13 +73,22 @@ fn tower_http() -> Router {
     )
 }
 
-/// The floor: the same answers written statically by the handlers.
+/// The floor: the same answers written by the handlers with values built at compile time
+/// (`HeaderValue::from_static` in constants), converting nothing per request.
 fn floor() -> Router {
+    const ALLOW_ORIGIN: HeaderValue = HeaderValue::from_static(ORIGIN);
+    const VARY_ORIGIN: HeaderValue = HeaderValue::from_static("Origin");
+    const ALLOW_METHODS: HeaderValue = HeaderValue::from_static("OPTIONS, GET, HEAD, POST, PATCH");
+    const ALLOW_HEADERS: HeaderValue = HeaderValue::from_static("x-pingother, content-type");
+    const PREFLIGHT_VARY: HeaderValue = HeaderValue::from_static(
+        "Origin, Access-Control-Request-Method, Access-Control-Request-Headers, \
+         Access-Control-Request-Private-Network",
+    );
     fn actual(body: &'static str) -> Response {
         (
             [
-                (header::ACCESS_CONTROL_ALLOW_ORIGIN, ORIGIN),
-                (header::VARY, "Origin"),
+                (header::ACCESS_CONTROL_ALLOW_ORIGIN, ALLOW_ORIGIN),
+                (header::VARY, VARY_ORIGIN),
             ],
             body,
         )
@@ -94,23 +103,58 @@ fn floor() -> Router {
                 (
                     StatusCode::NO_CONTENT,
                     [
-                        (header::ACCESS_CONTROL_ALLOW_ORIGIN, ORIGIN),
-                        (
-                            header::ACCESS_CONTROL_ALLOW_METHODS,
-                            "OPTIONS, GET, HEAD, POST, PATCH",
-                        ),
-                        (
-                            header::ACCESS_CONTROL_ALLOW_HEADERS,
-                            "x-pingother, content-type",
-                        ),
-                        (
-                            header::VARY,
-                            "Origin, Access-Control-Request-Method, Access-Control-Request-Headers",
-                        ),
+                        (header::ACCESS_CONTROL_ALLOW_ORIGIN, ALLOW_ORIGIN),
+                        (header::ACCESS_CONTROL_ALLOW_METHODS, ALLOW_METHODS),
+                        (header::ACCESS_CONTROL_ALLOW_HEADERS, ALLOW_HEADERS),
+                        (header::VARY, PREFLIGHT_VARY),
                     ],
                 )
             }),
     )
+}
+
+/// The seed module with its options provided by the application and reloadable: every
+/// request loads the path's plan once.
+fn reloadable() -> Router {
+    // Reloading itself is not measured: the plans stay reloadable with the handle gone.
+    SeedAppModule::builder()
+        .provide(CorsOptions::new().origin(ORIGIN))
+        .cors_reload(&cors_axum::cors::CorsReload::new())
+        .router()
+        .expect("the seed module builds")
+}
+
+rest_root_module! {
+    struct SeedAppModule { imports: [CorsModule], controllers: [FirstController] }
+}
+
+/// Origins decided asynchronously by a future that is ready at once: `CorsModule` and
+/// tower-http's `AllowOrigin::async_predicate`.
+fn asynchronous(tower: bool) -> Router {
+    if tower {
+        use tower_http::cors::{AllowHeaders, AllowOrigin, CorsLayer};
+        return bare().layer(
+            CorsLayer::new()
+                .allow_origin(AllowOrigin::async_predicate(|origin, _| async move {
+                    origin == ORIGIN
+                }))
+                .allow_methods([
+                    Method::OPTIONS,
+                    Method::GET,
+                    Method::HEAD,
+                    Method::POST,
+                    Method::PATCH,
+                ])
+                .allow_headers(AllowHeaders::mirror_request()),
+        );
+    }
+    let origin = cors_axum::AllowOrigin::async_predicate(|query| {
+        std::future::ready(Ok(query.origin == ORIGIN))
+    });
+    SeedAppModule::builder()
+        .provide(CorsOptions::new().origin(origin))
+        .router()
+        .expect("the seed module builds")
 }
 
 /// The router `which`, prepared as `into_make_service` prepares it for a server.
@@ -120,7 +164,13 @@ pub(crate) fn router(which: &str) -> Router {
         "tower-http" => tower_http(),
         "floor" => floor(),
         "bare" => bare(),
-        other => panic!("router `{other}`: expected ours, tower-http, floor or bare"),
+        "ours-reloadable" => reloadable(),
+        "ours-async" => asynchronous(false),
+        "tower-http-async" => asynchronous(true),
+        other => panic!(
+            "router `{other}`: expected ours, tower-http, floor, bare, ours-reloadable, ours-async \
+             or tower-http-async"
+        ),
     };
     router.with_state(())
 }
@@ -138,8 +188,11 @@ pub(crate) fn request(which: &str) -> Request<Body> {
                 "x-pingother, content-type",
             ),
         "get" => builder.method(Method::GET).header(header::ORIGIN, ORIGIN),
+        "get-refused" => builder
+            .method(Method::GET)
+            .header(header::ORIGIN, "https://evil.example"),
         "no-origin" => builder.method(Method::GET),
-        other => panic!("request `{other}`: expected preflight, get or no-origin"),
+        other => panic!("request `{other}`: expected preflight, get, get-refused or no-origin"),
     };
     builder.body(Body::empty()).expect("a valid request")
 }
@@ -162,4 +215,4 @@ pub(crate) fn drive(router: &mut Router, request: Request<Body>) -> Response {
 /// The routers compared.
 pub(crate) const ROUTERS: [&str; 3] = ["ours", "tower-http", "floor"];
 /// The requests sent.
-pub(crate) const REQUESTS: [&str; 3] = ["preflight", "get", "no-origin"];
+pub(crate) const REQUESTS: [&str; 4] = ["preflight", "get", "get-refused", "no-origin"];

@@ -14,12 +14,17 @@ pub(crate) mod plan;
 pub(crate) mod reload;
 pub(crate) mod respond;
 mod service;
+#[cfg(feature = "watch")]
+mod watch;
 
 pub use future::ResponseFuture;
 pub use layer::{CorsHandling, CorsLayer};
 pub use module::{CorsModule, CorsModuleWithOpts};
 pub use reload::{CorsReload, ReloadError};
 pub use service::{CorsService, CorsServiceRejection};
+#[cfg(feature = "watch")]
+#[cfg_attr(docsrs, doc(cfg(feature = "watch")))]
+pub use watch::{FileWatch, WatchError};
 
 /// What an [asynchronous origin decision](crate::AllowOrigin::async_predicate) is given, and
 /// the error it may fail with.

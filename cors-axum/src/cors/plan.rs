@@ -398,7 +398,7 @@ impl ModulePlanner {
         methods: &[Method],
         routes: &[RouteOptions],
     ) -> Result<(Arc<PathPlan>, Vec<CorsCoverage>), PlanError> {
-        let default = self.compile(&self.options, Some(methods), None)?;
+        let mut default = self.compile(&self.options, Some(methods), None)?;
         let mut by_method = Vec::new();
         let mut coverage = Vec::with_capacity(routes.len());
         for route in routes {
@@ -419,6 +419,13 @@ impl ModulePlanner {
             let plan = self.compile(&options, Some(methods), Some((route, level, path)))?;
             coverage.push(self.coverage(&options, level));
             by_method.push((route.method.clone(), plan));
+        }
+        // A path whose every route switches CORS off is off for what no route answers too: the
+        // generated `OPTIONS` route and the `405` answer.
+        if by_method.len() == routes.len()
+            && by_method.iter().all(|(_, p)| matches!(p, RoutePlan::Off))
+        {
+            default = RoutePlan::Off;
         }
         // `HEAD` is answered by the `GET` route unless the path has a `HEAD` route of its own.
         let has_head = routes.iter().any(|r| r.method == Method::HEAD);
