@@ -8,6 +8,7 @@ mod allow_origin;
 pub mod browser;
 mod error;
 mod expose_headers;
+pub mod header;
 mod header_list;
 mod intern;
 mod max_age;
@@ -17,6 +18,9 @@ mod policy;
 mod preflight;
 mod refusal;
 mod request;
+#[cfg(feature = "serde")]
+mod string_or_list;
+mod values;
 mod vary;
 
 pub use actual::{ActualDecision, ResponseCredentials};
@@ -31,18 +35,3 @@ pub use policy::CorsPolicy;
 pub use preflight::PreflightDecision;
 pub use refusal::Refusal;
 pub use request::{CorsRequest, OriginAnswer, RequestKind};
-
-/// Header names the [`http`] crate does not define.
-pub mod header {
-    use http::HeaderName;
-
-    /// [`Access-Control-Request-Private-Network`](https://wicg.github.io/private-network-access/#headers):
-    /// sent by Chromium on preflights to a more private network.
-    pub const ACCESS_CONTROL_REQUEST_PRIVATE_NETWORK: HeaderName =
-        HeaderName::from_static("access-control-request-private-network");
-
-    /// [`Access-Control-Allow-Private-Network`](https://wicg.github.io/private-network-access/#headers):
-    /// `true` when [`CorsOptions::private_network`](crate::CorsOptions::private_network) is enabled.
-    pub const ACCESS_CONTROL_ALLOW_PRIVATE_NETWORK: HeaderName =
-        HeaderName::from_static("access-control-allow-private-network");
-}

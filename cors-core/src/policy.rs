@@ -5,19 +5,13 @@ use std::sync::Arc;
 use http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode};
 
 use crate::actual::{ActualDecision, Verdict};
-use crate::allow_headers::{CompiledHeaders, HeadersGrant};
 use crate::allow_methods::CompiledMethods;
 use crate::allow_origin::{CompiledOrigin, OriginLookup, OriginRule};
-use crate::header::{ACCESS_CONTROL_ALLOW_PRIVATE_NETWORK, ACCESS_CONTROL_REQUEST_PRIVATE_NETWORK};
-use crate::preflight::{PreflightDecision, PreflightGrant};
+use crate::header::ACCESS_CONTROL_REQUEST_PRIVATE_NETWORK;
+use crate::preflight::{PreflightAnswer, PreflightDecision, PreflightGrant, PreflightParts};
 use crate::request::Lines;
 use crate::vary::{self, VaryNames};
 use crate::{CorsConfigError, CorsOptions, CorsRequest, Refusal, RejectedPreflight, RequestKind};
-
-/// `Access-Control-Allow-Origin: *`.
-pub(crate) const STAR: HeaderValue = HeaderValue::from_static("*");
-/// `true`, of `Access-Control-Allow-Credentials` and `-Allow-Private-Network`.
-pub(crate) const TRUE: HeaderValue = HeaderValue::from_static("true");
 
 /// Validated, precompiled CORS options: every header value is built once, so deciding on a
 /// request only compares bytes, and writing the answer clones prebuilt values.
@@ -67,23 +61,13 @@ pub struct CorsPolicy {
     any_origin: bool,
     credentials: bool,
     methods: CompiledMethods,
-    headers: CompiledHeaders,
     expose_headers: Option<HeaderValue>,
-    max_age: Option<HeaderValue>,
-    private_network: bool,
-    preflight_status: StatusCode,
-    pub(crate) rejected_status: StatusCode,
-    /// `Vary` of every preflight answer, granted or refused.
-    pub(crate) preflight_vary: VaryNames,
-    /// `Vary` of every other answer, CORS or not, when a request-aware origin decision reads
-    /// more than `Origin` (otherwise `Origin` unless any origin is allowed).
+    /// `Vary` of every other answer than a preflight's, CORS or not, when a request-aware
+    /// origin decision reads more than `Origin` (otherwise `Origin` unless any origin is
+    /// allowed).
     actual_vary: Option<Arc<VaryNames>>,
-    /// The headers of a granted preflight answer, prebuilt (see
-    /// [`PreflightDecision::write`]).
-    pub(crate) preflight_headers: HeaderMap,
-    /// Headers every preflight answer carries besides the CORS ones
-    /// ([`CorsPolicy::with_preflight_header`]).
-    pub(crate) preflight_extra: Vec<(HeaderName, HeaderValue)>,
+    /// Everything a preflight answer carries but what it takes from the request.
+    preflight: PreflightAnswer,
 }
 
 /// Whether a preflight asks for private network access
@@ -200,24 +184,27 @@ impl CorsPolicy {
         };
         let preflight_vary = VaryNames::with_extra(preflight_vary, &origin.varying_on)
             .expect("the set names `Vary` headers");
-        let mut policy = CorsPolicy {
+        let preflight = PreflightAnswer::new(PreflightParts {
+            reflects_origin: !any_origin,
+            credentials,
+            mirrors_method: methods.is_mirror(),
+            methods: methods.fixed_value(),
+            headers,
+            max_age,
+            private_network,
+            status: preflight_status,
+            rejected_status,
+            vary: preflight_vary,
+        });
+        Ok(CorsPolicy {
             origin,
             any_origin,
             credentials,
             methods,
-            headers,
             expose_headers,
-            max_age,
-            private_network,
-            preflight_status,
-            rejected_status,
-            preflight_vary,
             actual_vary,
-            preflight_headers: HeaderMap::new(),
-            preflight_extra: Vec::new(),
-        };
-        policy.preflight_headers = policy.prebuilt_preflight();
-        Ok(policy)
+            preflight,
+        })
     }
 
     /// Whether the origin policy is [`AllowOrigin::any()`](crate::AllowOrigin::any) (the `*` policy).
@@ -238,7 +225,7 @@ impl CorsPolicy {
 
     /// The status of a granted preflight answer.
     pub fn preflight_status(&self) -> StatusCode {
-        self.preflight_status
+        self.preflight.parts.status
     }
 
     /// Adds a header to every preflight answer, granted or refused, written with the CORS
@@ -264,16 +251,8 @@ impl CorsPolicy {
     /// # Ok::<(), cors_axum_core::CorsConfigError>(())
     /// ```
     pub fn with_preflight_header(mut self, name: HeaderName, value: HeaderValue) -> Self {
-        self.preflight_extra.push((name, value));
-        self.preflight_headers = self.prebuilt_preflight();
+        self.preflight.add_header(name, value);
         self
-    }
-
-    /// Writes the headers of [`with_preflight_header`](Self::with_preflight_header).
-    pub(crate) fn write_preflight_extra(&self, response: &mut HeaderMap) {
-        for (name, value) in &self.preflight_extra {
-            response.insert(name.clone(), value.clone());
-        }
     }
 
     /// The asynchronous origin decision to make before deciding on `request`, when the origin is
@@ -303,7 +282,7 @@ impl CorsPolicy {
     /// preflight is refused with [`Refusal::NotPreflight`].
     #[inline]
     pub fn preflight<'a>(&'a self, request: &CorsRequest<'a>) -> PreflightDecision<'a> {
-        PreflightDecision::new(self, self.decide_preflight(request))
+        PreflightDecision::new(&self.preflight, self.decide_preflight(request))
     }
 
     fn decide_preflight<'a>(
@@ -326,9 +305,13 @@ impl CorsPolicy {
             Lines::Absent => return Err(Refusal::NotPreflight),
         };
         let method = self.methods.check(requested_method)?;
-        let headers = self.headers.check(request.requested_headers())?;
+        let headers = self
+            .preflight
+            .parts
+            .headers
+            .check(request.requested_headers())?;
         let private_network = requests_private_network(request.headers());
-        if private_network && !self.private_network {
+        if private_network && !self.preflight.parts.private_network {
             return Err(Refusal::PrivateNetworkNotEnabled);
         }
         Ok(PreflightGrant {
@@ -377,70 +360,5 @@ impl CorsPolicy {
                 None
             },
         }
-    }
-
-    /// Inserts the headers of a granted preflight, `Vary` included: the one place that says what
-    /// such an answer carries, for a response map and for the prebuilt answer alike.
-    pub(crate) fn insert_preflight(&self, grant: PreflightGrant, response: &mut HeaderMap) {
-        use http::header::{
-            ACCESS_CONTROL_ALLOW_CREDENTIALS, ACCESS_CONTROL_ALLOW_HEADERS,
-            ACCESS_CONTROL_ALLOW_METHODS, ACCESS_CONTROL_ALLOW_ORIGIN, ACCESS_CONTROL_MAX_AGE,
-        };
-        let PreflightGrant {
-            origin,
-            method,
-            headers,
-            private_network,
-        } = grant;
-        response.insert(ACCESS_CONTROL_ALLOW_ORIGIN, origin.unwrap_or(STAR));
-        if self.credentials {
-            response.insert(ACCESS_CONTROL_ALLOW_CREDENTIALS, TRUE);
-        }
-        if let Some(methods) = method.or_else(|| self.methods.fixed_value()) {
-            response.insert(ACCESS_CONTROL_ALLOW_METHODS, methods);
-        }
-        if let Some(headers) = self.headers.value(headers) {
-            response.insert(ACCESS_CONTROL_ALLOW_HEADERS, headers);
-        }
-        if let Some(max_age) = &self.max_age {
-            response.insert(ACCESS_CONTROL_MAX_AGE, max_age.clone());
-        }
-        if private_network {
-            response.insert(ACCESS_CONTROL_ALLOW_PRIVATE_NETWORK, TRUE);
-        }
-        self.preflight_vary.apply(response);
-        self.write_preflight_extra(response);
-    }
-
-    /// The `Access-Control-Allow-Headers` value of a grant.
-    pub(crate) fn allow_headers_value(&self, grant: HeadersGrant) -> Option<HeaderValue> {
-        self.headers.value(grant)
-    }
-
-    /// Whether private network access is enabled.
-    pub(crate) fn allows_private_network(&self) -> bool {
-        self.private_network
-    }
-
-    /// The headers of a granted preflight answer, built once: every value that does not depend
-    /// on the request, and a placeholder where one does (which
-    /// [`PreflightDecision::write`] always replaces or removes). `-Allow-Private-Network` is
-    /// there when enabled, and removed from an answer that does not grant it, so that the map
-    /// never grows.
-    fn prebuilt_preflight(&self) -> HeaderMap {
-        let placeholder = HeaderValue::from_static("");
-        let grant = PreflightGrant {
-            origin: (!self.any_origin).then(|| placeholder.clone()),
-            method: self.methods.is_mirror().then(|| placeholder.clone()),
-            headers: if self.headers.echoes_request() {
-                HeadersGrant::Echo(placeholder)
-            } else {
-                HeadersGrant::List
-            },
-            private_network: self.private_network,
-        };
-        let mut map = HeaderMap::new();
-        self.insert_preflight(grant, &mut map);
-        map
     }
 }

@@ -4,7 +4,7 @@ use std::fmt;
 
 use http::HeaderValue;
 
-use crate::header_list::{MAX_NAMES, MAX_TOTAL_LEN};
+use crate::header_list::{HeaderListError, MAX_NAMES, MAX_TOTAL_LEN};
 
 /// Why the engine refuses a request, or why a browser will not let the script read its answer.
 ///
@@ -180,6 +180,21 @@ impl fmt::Display for Refusal<'_> {
 }
 
 impl std::error::Error for Refusal<'_> {}
+
+impl<'a> From<HeaderListError<'a>> for Refusal<'a> {
+    fn from(error: HeaderListError<'a>) -> Self {
+        match error {
+            HeaderListError::TooMany => Refusal::TooManyRequestHeaders,
+            HeaderListError::TooLong => Refusal::RequestHeadersTooLong,
+            HeaderListError::Refused(name) => match std::str::from_utf8(name) {
+                // A refused name is a token, so ASCII; the other arm only keeps this total.
+                Ok(name) => Refusal::HeaderNotAllowed { name },
+                Err(_) => Refusal::MalformedRequestHeaders { element: name },
+            },
+            HeaderListError::Malformed(element) => Refusal::MalformedRequestHeaders { element },
+        }
+    }
+}
 
 #[cfg(test)]
 mod tests {

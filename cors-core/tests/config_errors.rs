@@ -309,3 +309,44 @@ fn deserialized_options_are_validated_too() {
         serde_json::from_str(r#"{"origin": "*", "credentials": true}"#).unwrap();
     assert_eq!(err(options).field(), "credentials");
 }
+
+#[cfg(feature = "serde")]
+#[test]
+fn any_2xx_preflight_status_and_a_build_error_otherwise() {
+    let compile = |json: &str| {
+        let options: CorsOptions = serde_json::from_str(json).unwrap();
+        CorsPolicy::from_options(&options).map(|p| p.preflight_status())
+    };
+    for code in [200u16, 204, 299] {
+        let status = compile(&format!(r#"{{"preflight_status": {code}}}"#)).unwrap();
+        assert_eq!(status.as_u16(), code);
+    }
+    for code in [0u64, 199, 300, 404, 1000, 70000] {
+        let err = compile(&format!(r#"{{"preflight_status": {code}}}"#)).unwrap_err();
+        assert_eq!(err.field(), "preflight_status");
+        assert_eq!(err.value(), Some(code.to_string().as_str()));
+        assert!(err.to_string().contains("is not a 2xx status"), "{err}");
+    }
+    assert!(serde_json::from_str::<CorsOptions>(r#"{"preflight_status": "204"}"#).is_err());
+}
+
+#[cfg(feature = "serde")]
+#[test]
+fn origin_mirror_is_mirror_request() {
+    let options: CorsOptions = serde_json::from_str(r#"{"origin": "mirror"}"#).unwrap();
+    assert_eq!(
+        format!("{options:?}"),
+        format!(
+            "{:?}",
+            CorsOptions::new().origin(AllowOrigin::mirror_request())
+        )
+    );
+    let options: CorsOptions =
+        serde_json::from_str(r#"{"origin": "mirror", "credentials": true}"#).unwrap();
+    assert!(CorsPolicy::from_options(&options).is_ok());
+    let options: CorsOptions = serde_json::from_str(r#"{"origin": ["mirror"]}"#).unwrap();
+    assert_eq!(
+        CorsPolicy::from_options(&options).unwrap_err().field(),
+        "origin"
+    );
+}
