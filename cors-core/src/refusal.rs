@@ -83,7 +83,8 @@ pub enum Refusal<'a> {
     /// ([`AllowOrigin::async_predicate`](crate::AllowOrigin::async_predicate)) failed, took too
     /// long, or was not made: answered as a refusal.
     OriginLookupFailed {
-        /// What happened.
+        /// What happened: the lookup's error text, which may repeat request bytes (the origin,
+        /// a tenant name), so it is displayed escaped and cut like them.
         reason: &'a str,
     },
     /// `Access-Control-Request-Private-Network: true` without
@@ -97,8 +98,8 @@ pub enum Refusal<'a> {
     CredentialsUnderAnyOrigin,
 }
 
-/// Request bytes shown in a log line: escaped (no control bytes, no line breaks) and cut after
-/// [`Shown::MAX`] bytes.
+/// Request bytes shown in a log line: quoted in backticks, escaped (no control bytes, no line
+/// breaks, no backtick) and cut after [`Shown::MAX`] bytes.
 struct Shown<'a>(&'a [u8]);
 
 impl Shown<'_> {
@@ -111,7 +112,16 @@ impl fmt::Display for Shown<'_> {
             Some(head) if self.0.len() > Self::MAX => (head, true),
             _ => (self.0, false),
         };
-        write!(f, "`{}`", shown.escape_ascii())?;
+        // Backticks quote the bytes, so one inside is escaped too: the value cannot seem to end
+        // early and be followed by words of its own.
+        f.write_str("`")?;
+        for (i, part) in shown.split(|&b| b == b'`').enumerate() {
+            if i > 0 {
+                f.write_str("\\`")?;
+            }
+            write!(f, "{}", part.escape_ascii())?;
+        }
+        f.write_str("`")?;
         if cut {
             write!(f, " (cut, {} bytes)", self.0.len())?;
         }
@@ -164,9 +174,11 @@ impl fmt::Display for Refusal<'_> {
                 "malformed `Access-Control-Request-Headers`: {} is not a header name",
                 Shown(element)
             ),
-            Refusal::OriginLookupFailed { reason } => {
-                write!(f, "the origin could not be decided: {reason}")
-            }
+            Refusal::OriginLookupFailed { reason } => write!(
+                f,
+                "the origin could not be decided: {}",
+                Shown(reason.as_bytes())
+            ),
             Refusal::PrivateNetworkNotEnabled => f.write_str(
                 "private network access requested but not enabled (`private_network(true)`)",
             ),
@@ -219,6 +231,8 @@ mod tests {
     #[test]
     fn every_reason_is_one_line() {
         let value = HeaderValue::from_static("x");
+        // A lookup error that repeats what a client sent, with line breaks and no end.
+        let reason = format!("no tenant\tfor\r\n`x`\n{}", "y".repeat(500));
         let all = [
             Refusal::NotPreflight,
             Refusal::OriginNotAllowed { origin: &value },
@@ -232,12 +246,15 @@ mod tests {
             Refusal::TooManyRequestHeaders,
             Refusal::RequestHeadersTooLong,
             Refusal::MalformedRequestHeaders { element: b"a\nb" },
+            Refusal::OriginLookupFailed { reason: &reason },
             Refusal::PrivateNetworkNotEnabled,
             Refusal::CredentialsUnderAnyOrigin,
         ];
         let mut lines: Vec<String> = all.iter().map(ToString::to_string).collect();
         for line in &lines {
-            assert!(!line.is_empty() && !line.contains('\n'), "{line:?}");
+            assert!(!line.is_empty(), "{line:?}");
+            assert!(!line.chars().any(char::is_control), "{line:?}");
+            assert!(line.len() < 400, "{} bytes: {line:?}", line.len());
         }
         lines.sort();
         lines.dedup();
@@ -245,6 +262,13 @@ mod tests {
         assert_eq!(
             Refusal::TooManyRequestHeaders.to_string(),
             "`Access-Control-Request-Headers` lists more than 64 names"
+        );
+        assert_eq!(
+            Refusal::OriginLookupFailed { reason: &reason }.to_string(),
+            format!(
+                "the origin could not be decided: `no tenant\\tfor\\r\\n\\`x\\`\\n{}` (cut, 519 bytes)",
+                "y".repeat(128 - 19)
+            )
         );
     }
 }
