@@ -69,7 +69,13 @@ impl fmt::Debug for OriginLookup {
 /// slash, a query, user information or a bad port is an error.
 ///
 /// Patterns such as `https://*.example.com` allow every subdomain (one or more labels) of
-/// `example.com` with that scheme and port, but not `https://example.com` itself.
+/// `example.com` with that scheme and port, but not `https://example.com` itself. A port
+/// wildcard, as in `http://localhost:*`, allows every port written in the origin, with that
+/// scheme and host: `http://localhost:5173`, not `http://localhost` (a browser's origin for port
+/// 80, which it leaves out; list it too if needed), not `https://localhost:5173`, not
+/// `http://localhost.evil.test:5173`. Both together, `https://*.example.com:*`, allow every
+/// subdomain on every explicit port. `*` stands only for the whole leftmost label of the host
+/// or for the whole port; anything else is a configuration error.
 ///
 /// `null` may be listed only together with
 /// [`CorsOptions::allow_null_origin(true)`](crate::CorsOptions::allow_null_origin).
@@ -80,6 +86,7 @@ impl fmt::Debug for OriginLookup {
 /// let _ = AllowOrigin::any();
 /// let _ = AllowOrigin::exact("https://example.com");
 /// let _ = AllowOrigin::list(["https://example.com", "https://*.example.com"]);
+/// let _ = AllowOrigin::list(["http://localhost:*", "https://*.example.com:*"]);
 /// let _ = AllowOrigin::predicate(|origin| origin.as_bytes().ends_with(b".localhost:3000"));
 /// let _: AllowOrigin = "*".into(); // the same as `any()`
 /// ```
@@ -369,8 +376,8 @@ fn origin_error(origin: &str, error: OriginConfigError) -> CorsConfigError {
             crate::origin::MAX_ORIGIN_LEN
         ),
         OriginConfigError::SeveralWildcards => format!(
-            "`{origin}` has more than one `*`; only the whole leftmost label of the host may be `*`, \
-             e.g. `https://*.example.com`"
+            "`{origin}` has more than one `*` in its host; only the whole leftmost label of the host may \
+             be `*`, e.g. `https://*.example.com`"
         ),
         OriginConfigError::WildcardNotLeftmostLabel => format!(
             "`{origin}`: `*` must be the whole leftmost label of the host, e.g. `https://*.example.com`"
@@ -378,6 +385,10 @@ fn origin_error(origin: &str, error: OriginConfigError) -> CorsConfigError {
         OriginConfigError::WildcardOverTopLevel => format!(
             "`{origin}` would match every site under a top-level domain; put `*` over a domain you control, \
              e.g. `https://*.example.com`"
+        ),
+        OriginConfigError::WildcardInPort => format!(
+            "`{origin}`: `*` in a port stands for the whole port, any port, e.g. `http://localhost:*`; \
+             list the ports otherwise, e.g. `http://localhost:5173`"
         ),
     };
     CorsConfigError::new("origin", Some(origin), message)

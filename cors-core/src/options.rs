@@ -31,7 +31,7 @@ use crate::{AllowHeaders, AllowMethods, AllowOrigin, ExposeHeaders, MaxAge};
 /// use cors_axum_core::{CorsOptions, CorsPolicy};
 ///
 /// let options: CorsOptions = serde_json::from_str(r#"{
-///     "origin": ["https://example.com", "https://*.example.com"],
+///     "origin": ["https://example.com", "https://*.example.com", "http://localhost:*"],
 ///     "methods": ["GET", "POST"],
 ///     "allow_headers": ["content-type", "x-requested-with"],
 ///     "expose_headers": ["x-request-id"],
@@ -77,7 +77,8 @@ impl CorsOptions {
 
     /// Which origins may read responses
     /// ([`Access-Control-Allow-Origin`](https://developer.mozilla.org/en-US/docs/Web/HTTP/Headers/Access-Control-Allow-Origin)).
-    /// Accepts an [`AllowOrigin`], `"*"`, one origin or pattern, or a list of them.
+    /// Accepts an [`AllowOrigin`], `"*"`, one origin or pattern (`https://*.example.com`,
+    /// `http://localhost:*`: see [`AllowOrigin`]), or a list of them.
     pub fn origin(mut self, origin: impl Into<AllowOrigin>) -> Self {
         self.origin = Some(origin.into());
         self

@@ -282,23 +282,53 @@ impl ParsedOrigin<'_> {
     }
 }
 
-/// A wildcard-subdomain pattern, `scheme://*.domain[:port]`.
+/// A configured pattern: `scheme://*.domain[:port]` (every subdomain),
+/// `scheme://host:*` (every explicit port), or both, `scheme://*.domain:*`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct OriginPattern {
+    /// Lowercase.
     scheme: Box<[u8]>,
-    /// `.domain`, lowercase, with the leading dot.
-    suffix: Box<[u8]>,
-    port: Option<u16>,
+    host: HostPattern,
+    port: PortPattern,
+}
+
+/// The host of an [`OriginPattern`], lowercase.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum HostPattern {
+    /// This host only.
+    Exact(Box<[u8]>),
+    /// Every host that ends in `.domain`, one or more labels deep: holds `.domain`, with the
+    /// leading dot.
+    Subdomains(Box<[u8]>),
+}
+
+/// The port of an [`OriginPattern`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum PortPattern {
+    /// This port (`None`: the scheme's default, which browsers leave out).
+    Is(Option<u16>),
+    /// Any port written in the origin. Not the default port, which a browser never writes: an
+    /// origin without a port is not matched.
+    AnyExplicit,
 }
 
 impl OriginPattern {
     fn matches(&self, origin: &ParsedOrigin<'_>) -> bool {
-        origin.port == self.port
-            && origin.scheme.eq_ignore_ascii_case(&self.scheme)
-            // `parse` guarantees the host has no empty label, so a longer host ending in `.domain`
-            // has at least one whole label before the suffix.
-            && origin.host.len() > self.suffix.len()
-            && origin.host[origin.host.len() - self.suffix.len()..].eq_ignore_ascii_case(&self.suffix)
+        let port = match self.port {
+            PortPattern::Is(port) => origin.port == port,
+            PortPattern::AnyExplicit => origin.port.is_some(),
+        };
+        port && origin.scheme.eq_ignore_ascii_case(&self.scheme)
+            && match &self.host {
+                HostPattern::Exact(host) => origin.host.eq_ignore_ascii_case(host),
+                // `parse` guarantees the host has no empty label, so a longer host ending in
+                // `.domain` has at least one whole label before the suffix.
+                HostPattern::Subdomains(suffix) => {
+                    origin.host.len() > suffix.len()
+                        && origin.host[origin.host.len() - suffix.len()..]
+                            .eq_ignore_ascii_case(suffix)
+                }
+            }
     }
 }
 
@@ -309,6 +339,8 @@ pub(crate) enum OriginConfigError {
     SeveralWildcards,
     WildcardNotLeftmostLabel,
     WildcardOverTopLevel,
+    /// A `*` in the port other than the whole port (`:8*`).
+    WildcardInPort,
 }
 
 /// A configured origin: exact or a wildcard pattern.
@@ -320,37 +352,74 @@ pub(crate) enum ConfiguredOrigin {
 
 /// Parses one configured origin or pattern.
 pub(crate) fn parse_configured(input: &str) -> Result<ConfiguredOrigin, OriginConfigError> {
-    let stars = input.bytes().filter(|&b| b == b'*').count();
-    if stars == 0 {
+    if !input.contains('*') {
         let parsed = parse(input.as_bytes()).map_err(OriginConfigError::Syntax)?;
         return parsed
             .to_normalized_vec()
             .map(ConfiguredOrigin::Exact)
             .ok_or(OriginConfigError::Syntax(OriginSyntaxError::TooLong));
     }
-    if stars > 1 {
-        return Err(OriginConfigError::SeveralWildcards);
-    }
     let sep = input
         .find("://")
         .ok_or(OriginConfigError::Syntax(OriginSyntaxError::NotAnOrigin))?;
     let (scheme, rest) = (&input[..sep], &input[sep + 3..]);
-    let Some(domain_and_port) = rest.strip_prefix("*.") else {
-        return Err(OriginConfigError::WildcardNotLeftmostLabel);
-    };
-    let without_star = format!("{scheme}://{domain_and_port}");
-    let parsed = parse(without_star.as_bytes()).map_err(OriginConfigError::Syntax)?;
-    if parsed.host.first() == Some(&b'[') || !parsed.host.contains(&b'.') {
-        return Err(OriginConfigError::WildcardOverTopLevel);
+    let (authority, tail) = rest.split_at(rest.find(['/', '?', '#']).unwrap_or(rest.len()));
+    let (host, port) = split_port(authority);
+    if port.is_some_and(|port| port.contains('*') && port != "*") {
+        return Err(OriginConfigError::WildcardInPort);
     }
-    let mut suffix = Vec::with_capacity(parsed.host.len() + 1);
-    suffix.push(b'.');
-    suffix.extend(parsed.host.iter().map(u8::to_ascii_lowercase));
+    let subdomains = match host.matches('*').count() {
+        0 => false,
+        1 => true,
+        _ => return Err(OriginConfigError::SeveralWildcards),
+    };
+    let base = if subdomains {
+        host.strip_prefix("*.")
+            .ok_or(OriginConfigError::WildcardNotLeftmostLabel)?
+    } else {
+        host
+    };
+    // What is left is an origin once a wildcard port is given a number, and is checked as one.
+    let port = match port {
+        Some("*") => ":1",
+        Some(_) => &authority[host.len()..],
+        None => "",
+    };
+    let probe = format!("{scheme}://{base}{port}{tail}");
+    let parsed = parse(probe.as_bytes()).map_err(OriginConfigError::Syntax)?;
+    let lowercase = |bytes: &[u8]| bytes.to_ascii_lowercase().into_boxed_slice();
+    let host = if subdomains {
+        if parsed.host.first() == Some(&b'[') || !parsed.host.contains(&b'.') {
+            return Err(OriginConfigError::WildcardOverTopLevel);
+        }
+        let mut suffix = Vec::with_capacity(parsed.host.len() + 1);
+        suffix.push(b'.');
+        suffix.extend(parsed.host.iter().map(u8::to_ascii_lowercase));
+        HostPattern::Subdomains(suffix.into_boxed_slice())
+    } else {
+        HostPattern::Exact(lowercase(parsed.host))
+    };
     Ok(ConfiguredOrigin::Pattern(OriginPattern {
-        scheme: parsed.scheme.to_ascii_lowercase().into_boxed_slice(),
-        suffix: suffix.into_boxed_slice(),
-        port: parsed.port,
+        scheme: lowercase(parsed.scheme),
+        host,
+        port: if authority.ends_with(":*") {
+            PortPattern::AnyExplicit
+        } else {
+            PortPattern::Is(parsed.port)
+        },
     }))
+}
+
+/// An authority's host and, after its last `:` (outside an IPv6 address's brackets), port.
+fn split_port(authority: &str) -> (&str, Option<&str>) {
+    let host_end = match authority.find(']') {
+        Some(close) if authority.starts_with('[') => close + 1,
+        _ => authority.find(':').unwrap_or(authority.len()),
+    };
+    match authority[host_end..].strip_prefix(':') {
+        Some(port) => (&authority[..host_end], Some(port)),
+        None => (authority, None),
+    }
 }
 
 /// A fast multiplicative hash over 8-byte words, for short byte strings. The set it keys is
@@ -673,10 +742,7 @@ mod tests {
 
     #[test]
     fn patterns_match_whole_labels_only() {
-        let ConfiguredOrigin::Pattern(p) = parse_configured("https://*.Example.com").unwrap()
-        else {
-            panic!("expected a pattern");
-        };
+        let p = pattern("https://*.Example.com");
         let m = |s: &str| parse(s.as_bytes()).is_ok_and(|o| p.matches(&o));
         assert!(m("https://a.example.com"));
         assert!(m("https://a.b.example.com"));
@@ -687,6 +753,56 @@ mod tests {
         assert!(!m("https://aexample.com"));
         assert!(!m("http://a.example.com"));
         assert!(!m("https://a.example.com:8443"));
+    }
+
+    fn pattern(s: &str) -> OriginPattern {
+        match parse_configured(s) {
+            Ok(ConfiguredOrigin::Pattern(p)) => p,
+            other => panic!("{s}: expected a pattern, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn port_wildcards_match_every_explicit_port_of_that_scheme_and_host() {
+        let p = pattern("http://localhost:*");
+        let m = |s: &str| parse(s.as_bytes()).is_ok_and(|o| p.matches(&o));
+        assert!(m("http://localhost:5173"));
+        assert!(m("http://localhost:1"));
+        assert!(m("http://LOCALHOST:65535"));
+        assert!(
+            m("http://localhost:443"),
+            "443 is not the default port of http"
+        );
+        assert!(!m("http://localhost"), "no port: not matched");
+        assert!(
+            !m("http://localhost:80"),
+            "the default port is the origin without a port"
+        );
+        assert!(!m("https://localhost:5173"));
+        assert!(!m("ws://localhost:5173"));
+        assert!(!m("http://localhost.evil.test:5173"));
+        assert!(!m("http://evil-localhost:5173"));
+        assert!(!m("http://a.localhost:5173"));
+
+        let p = pattern("http://[::1]:*");
+        assert!(parse(b"http://[::1]:3000").is_ok_and(|o| p.matches(&o)));
+        assert!(parse(b"http://[::1]").is_ok_and(|o| !p.matches(&o)));
+        let p = pattern("https://127.0.0.1:*");
+        assert!(parse(b"https://127.0.0.1:8443").is_ok_and(|o| p.matches(&o)));
+        assert!(parse(b"https://127.0.0.1:443").is_ok_and(|o| !p.matches(&o)));
+    }
+
+    #[test]
+    fn both_wildcards_match_every_subdomain_on_every_explicit_port() {
+        let p = pattern("https://*.Example.com:*");
+        let m = |s: &str| parse(s.as_bytes()).is_ok_and(|o| p.matches(&o));
+        assert!(m("https://a.example.com:8443"));
+        assert!(m("https://a.b.example.com:1"));
+        assert!(!m("https://a.example.com"));
+        assert!(!m("https://example.com:8443"));
+        assert!(!m("http://a.example.com:8443"));
+        assert!(!m("https://a.example.com.evil.test:8443"));
+        assert!(!m("https://aexample.com:8443"));
     }
 
     #[test]
@@ -716,6 +832,38 @@ mod tests {
         assert_eq!(
             parse_configured("https://*.example.com/"),
             Err(Syntax(OriginSyntaxError::Path))
+        );
+        assert_eq!(parse_configured("http://localhost:8*"), Err(WildcardInPort));
+        assert_eq!(parse_configured("http://localhost:*8"), Err(WildcardInPort));
+        assert_eq!(parse_configured("http://localhost:**"), Err(WildcardInPort));
+        assert_eq!(parse_configured("http://[::1]:1*"), Err(WildcardInPort));
+        assert_eq!(
+            parse_configured("http://localhost:*/"),
+            Err(Syntax(OriginSyntaxError::Path))
+        );
+        assert_eq!(
+            parse_configured("http://localhost:*?a"),
+            Err(Syntax(OriginSyntaxError::QueryOrFragment))
+        );
+        assert_eq!(
+            parse_configured("http://local host:*"),
+            Err(Syntax(OriginSyntaxError::InvalidHost))
+        );
+        assert_eq!(
+            parse_configured("http://:*"),
+            Err(Syntax(OriginSyntaxError::EmptyHost))
+        );
+        assert_eq!(
+            parse_configured("*://localhost:*"),
+            Err(Syntax(OriginSyntaxError::NotAnOrigin))
+        );
+        assert_eq!(
+            parse_configured("https://*.com:*"),
+            Err(WildcardOverTopLevel)
+        );
+        assert_eq!(
+            parse_configured("https://*.*.example.com:*"),
+            Err(SeveralWildcards)
         );
     }
 }

@@ -147,8 +147,22 @@ fn table_of_misconfigurations() {
             CorsOptions::new().origin("https://*.*.example.com"),
             "origin",
             Some("https://*.*.example.com"),
-            "invalid CORS option `origin`: `https://*.*.example.com` has more than one `*`; only the whole \
-             leftmost label of the host may be `*`, e.g. `https://*.example.com`",
+            "invalid CORS option `origin`: `https://*.*.example.com` has more than one `*` in its host; only \
+             the whole leftmost label of the host may be `*`, e.g. `https://*.example.com`",
+        ),
+        (
+            CorsOptions::new().origin("http://localhost:51*"),
+            "origin",
+            Some("http://localhost:51*"),
+            "invalid CORS option `origin`: `http://localhost:51*`: `*` in a port stands for the whole port, \
+             any port, e.g. `http://localhost:*`; list the ports otherwise, e.g. `http://localhost:5173`",
+        ),
+        (
+            CorsOptions::new().origin("http://localhost:*/app"),
+            "origin",
+            Some("http://localhost:*/app"),
+            "invalid CORS option `origin`: `http://localhost:*/app` has a path or a trailing slash; write it as \
+             `http://localhost:*`",
         ),
         (
             CorsOptions::new().origin("https://app-*.example.com"),
@@ -349,4 +363,35 @@ fn origin_mirror_is_mirror_request() {
         CorsPolicy::from_options(&options).unwrap_err().field(),
         "origin"
     );
+}
+
+#[cfg(feature = "serde")]
+#[test]
+fn port_wildcards_in_files() {
+    use cors_axum_core::CorsRequest;
+    use http::{HeaderMap, HeaderValue, Method};
+
+    let options: CorsOptions =
+        serde_json::from_str(r#"{"origin": ["http://localhost:*"], "credentials": true}"#).unwrap();
+    let policy = CorsPolicy::from_options(&options).unwrap();
+    let mut request = HeaderMap::new();
+    request.insert("origin", HeaderValue::from_static("http://localhost:5173"));
+    assert!(
+        policy
+            .actual(&CorsRequest::new(&Method::GET, &request))
+            .is_allowed()
+    );
+    request.insert("origin", HeaderValue::from_static("http://localhost"));
+    assert!(
+        !policy
+            .actual(&CorsRequest::new(&Method::GET, &request))
+            .is_allowed()
+    );
+
+    let options: CorsOptions =
+        serde_json::from_str(r#"{"origin": "http://localhost:5*"}"#).unwrap();
+    let err = err(options);
+    assert_eq!(err.field(), "origin");
+    assert_eq!(err.value(), Some("http://localhost:5*"));
+    assert!(err.to_string().contains("`http://localhost:*`"), "{err}");
 }
