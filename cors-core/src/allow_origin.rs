@@ -9,8 +9,10 @@ use std::time::Duration;
 use http::{HeaderMap, HeaderName, HeaderValue, Method, Uri};
 
 use crate::origin::{
-    OriginConfigError, OriginSet, OriginSyntaxError, parse_configured, parse_request,
+    ConfiguredOrigin, OriginConfigError, OriginSet, OriginSyntaxError, parse_configured,
+    parse_request,
 };
+use crate::public_suffix::{self, OwnedSuffixes};
 
 use crate::request::OriginAnswer;
 use crate::{CorsConfigError, CorsRequest, Refusal};
@@ -260,7 +262,11 @@ impl AllowOrigin {
         OriginSpec::Mirror.into()
     }
 
-    pub(crate) fn compile(&self, allow_null: bool) -> Result<CompiledOrigin, CorsConfigError> {
+    pub(crate) fn compile(
+        &self,
+        checks: &OriginChecks<'_>,
+    ) -> Result<CompiledOrigin, CorsConfigError> {
+        let allow_null = checks.allow_null;
         let mut varying_on = Vec::with_capacity(self.varying_on.len());
         for name in &self.varying_on {
             let parsed = HeaderName::from_bytes(name.as_bytes()).map_err(|_| {
@@ -298,7 +304,10 @@ impl AllowOrigin {
                         }
                         continue;
                     }
-                    set.insert(parse_configured(origin).map_err(|e| origin_error(origin, e))?);
+                    let configured =
+                        parse_configured(origin).map_err(|e| origin_error(origin, e))?;
+                    checks.check(origin, &configured)?;
+                    set.insert(configured);
                 }
                 OriginRule::Set(set)
             }
@@ -308,6 +317,31 @@ impl AllowOrigin {
             allow_null,
             varying_on,
         })
+    }
+}
+
+/// What else decides whether a configured origin may be allowed: other options.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct OriginChecks<'a> {
+    /// [`CorsOptions::allow_null_origin`](crate::CorsOptions::allow_null_origin).
+    pub(crate) allow_null: bool,
+    /// [`CorsOptions::owned_public_suffixes`](crate::CorsOptions::owned_public_suffixes).
+    pub(crate) owned_suffixes: &'a OwnedSuffixes,
+}
+
+impl OriginChecks<'_> {
+    /// Refuses a pattern over a public suffix that the user does not own.
+    fn check(&self, origin: &str, configured: &ConfiguredOrigin) -> Result<(), CorsConfigError> {
+        let ConfiguredOrigin::Pattern(pattern) = configured else {
+            return Ok(());
+        };
+        let refused = pattern
+            .subdomains_of()
+            .and_then(|domain| public_suffix::refused_pattern(origin, domain, self.owned_suffixes));
+        match refused {
+            Some(message) => Err(CorsConfigError::new("origin", Some(origin), message)),
+            None => Ok(()),
+        }
     }
 }
 
@@ -382,9 +416,9 @@ fn origin_error(origin: &str, error: OriginConfigError) -> CorsConfigError {
         OriginConfigError::WildcardNotLeftmostLabel => format!(
             "`{origin}`: `*` must be the whole leftmost label of the host, e.g. `https://*.example.com`"
         ),
-        OriginConfigError::WildcardOverTopLevel => format!(
-            "`{origin}` would match every site under a top-level domain; put `*` over a domain you control, \
-             e.g. `https://*.example.com`"
+        OriginConfigError::WildcardOverAddress => format!(
+            "`{origin}`: an IP address has no subdomains; `*` goes over a domain name, e.g. \
+             `https://*.example.com`"
         ),
         OriginConfigError::WildcardInPort => format!(
             "`{origin}`: `*` in a port stands for the whole port, any port, e.g. `http://localhost:*`; \
@@ -606,9 +640,17 @@ impl fmt::Debug for CompiledOrigin {
 mod tests {
     use super::*;
 
+    fn checks(allow_null: bool) -> OriginChecks<'static> {
+        static NONE_OWNED: OwnedSuffixes = OwnedSuffixes::NONE;
+        OriginChecks {
+            allow_null,
+            owned_suffixes: &NONE_OWNED,
+        }
+    }
+
     fn err(origin: &str) -> String {
         AllowOrigin::exact(origin)
-            .compile(false)
+            .compile(&checks(false))
             .unwrap_err()
             .to_string()
     }
@@ -634,13 +676,15 @@ mod tests {
 
     #[test]
     fn null_needs_opt_in() {
-        assert!(AllowOrigin::list(["null"]).compile(false).is_err());
-        assert!(AllowOrigin::list(["null"]).compile(true).is_ok());
+        assert!(AllowOrigin::list(["null"]).compile(&checks(false)).is_err());
+        assert!(AllowOrigin::list(["null"]).compile(&checks(true)).is_ok());
     }
 
     #[test]
     fn refusals_name_the_reason() {
-        let set = AllowOrigin::list(["https://a.com"]).compile(false).unwrap();
+        let set = AllowOrigin::list(["https://a.com"])
+            .compile(&checks(false))
+            .unwrap();
         let value = |s: &'static str| HeaderValue::from_static(s);
         let headers = http::HeaderMap::new();
         let request = CorsRequest::new(&http::Method::GET, &headers);
@@ -662,7 +706,9 @@ mod tests {
 
     #[test]
     fn mirror_is_not_an_origin_in_a_list() {
-        let err = AllowOrigin::list(["mirror"]).compile(false).unwrap_err();
+        let err = AllowOrigin::list(["mirror"])
+            .compile(&checks(false))
+            .unwrap_err();
         assert!(err.to_string().contains("alone, not in a list"), "{err}");
     }
 
@@ -675,7 +721,7 @@ mod tests {
         ));
         assert!(
             AllowOrigin::list(["https://a.com", "*"])
-                .compile(false)
+                .compile(&checks(false))
                 .is_err()
         );
     }

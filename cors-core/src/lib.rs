@@ -16,6 +16,7 @@ mod options;
 mod origin;
 mod policy;
 mod preflight;
+mod public_suffix;
 mod refusal;
 mod request;
 #[cfg(feature = "serde")]

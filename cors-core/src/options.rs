@@ -22,6 +22,7 @@ use crate::{AllowHeaders, AllowMethods, AllowOrigin, ExposeHeaders, MaxAge};
 /// | [`rejected_preflight`](Self::rejected_preflight) | [`RejectedPreflight::NoCorsHeaders`] |
 /// | [`enabled`](Self::enabled) | `true` |
 /// | [`preflight_passthrough`](Self::preflight_passthrough) | `false` |
+/// | [`owned_public_suffixes`](Self::owned_public_suffixes) | none: no pattern over a public suffix |
 ///
 /// With the default `serde` feature the options deserialize from configuration files (snake_case
 /// keys, unknown keys rejected):
@@ -42,7 +43,8 @@ use crate::{AllowHeaders, AllowMethods, AllowOrigin, ExposeHeaders, MaxAge};
 ///     "preflight_status": 200,
 ///     "rejected_preflight": "forbidden",
 ///     "enabled": true,
-///     "preflight_passthrough": false
+///     "preflight_passthrough": false,
+///     "owned_public_suffixes": []
 /// }"#).unwrap();
 /// assert!(CorsPolicy::from_options(&options).is_ok());
 /// # }
@@ -67,6 +69,7 @@ pub struct CorsOptions {
     pub(crate) rejected_preflight: Option<RejectedPreflight>,
     pub(crate) enabled: Option<bool>,
     pub(crate) preflight_passthrough: Option<bool>,
+    pub(crate) owned_public_suffixes: Option<Vec<String>>,
 }
 
 impl CorsOptions {
@@ -173,6 +176,42 @@ impl CorsOptions {
         self
     }
 
+    /// Public suffixes of the private section of the [Public Suffix List](https://publicsuffix.org/)
+    /// that you own, so that a pattern over one is allowed.
+    ///
+    /// A pattern whose domain is a public suffix, a domain under which anyone may register a
+    /// site, is a configuration error of [`origin`](Self::origin): `https://*.com`,
+    /// `https://*.co.uk` (ICANN section), `https://*.github.io` (private section: GitHub's
+    /// users each get a site under it). If you run such a platform yourself, say
+    /// `myplatform.app` where each customer gets `customer.myplatform.app`, declare it here to
+    /// allow `https://*.myplatform.app`. Suffixes of the ICANN section (`com`, `co.uk`) and
+    /// top-level domains are no one's and cannot be declared: that is an error of this option.
+    ///
+    /// The list is bundled (feature `public-suffix`, on by default); without the feature only
+    /// top-level domains are refused. In configuration files:
+    /// `"owned_public_suffixes": ["myplatform.app"]`.
+    ///
+    /// ```
+    /// use cors_axum_core::{CorsOptions, CorsPolicy};
+    ///
+    /// let options = CorsOptions::new().origin("https://*.github.io");
+    /// # #[cfg(feature = "public-suffix")]
+    /// assert_eq!(CorsPolicy::from_options(&options).unwrap_err().field(), "origin");
+    /// assert!(CorsPolicy::from_options(&options.owned_public_suffixes(["github.io"])).is_ok());
+    ///
+    /// let options = CorsOptions::new().owned_public_suffixes(["co.uk"]);
+    /// # #[cfg(feature = "public-suffix")]
+    /// assert_eq!(CorsPolicy::from_options(&options).unwrap_err().field(), "owned_public_suffixes");
+    /// ```
+    pub fn owned_public_suffixes<I, S>(mut self, suffixes: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.owned_public_suffixes = Some(suffixes.into_iter().map(Into::into).collect());
+        self
+    }
+
     /// Whether these options leave CORS on (the default) or switch it off
     /// ([`enabled(false)`](Self::enabled)).
     pub fn is_enabled(&self) -> bool {
@@ -218,6 +257,10 @@ impl CorsOptions {
                 &self.preflight_passthrough,
                 &more_specific.preflight_passthrough,
             ),
+            owned_public_suffixes: pick(
+                &self.owned_public_suffixes,
+                &more_specific.owned_public_suffixes,
+            ),
         }
     }
 
@@ -236,6 +279,7 @@ impl CorsOptions {
             rejected_preflight,
             enabled,
             preflight_passthrough,
+            owned_public_suffixes,
         } = self;
         origin.is_none()
             && methods.is_none()
@@ -249,6 +293,7 @@ impl CorsOptions {
             && rejected_preflight.is_none()
             && enabled.is_none()
             && preflight_passthrough.is_none()
+            && owned_public_suffixes.is_none()
     }
 }
 

@@ -294,7 +294,7 @@ pub(crate) struct OriginPattern {
 
 /// The host of an [`OriginPattern`], lowercase.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum HostPattern {
+enum HostPattern {
     /// This host only.
     Exact(Box<[u8]>),
     /// Every host that ends in `.domain`, one or more labels deep: holds `.domain`, with the
@@ -313,6 +313,15 @@ enum PortPattern {
 }
 
 impl OriginPattern {
+    /// The domain whose subdomains the pattern matches (`example.com` of
+    /// `https://*.example.com`), lowercase; `None` for a pattern of one host.
+    pub(crate) fn subdomains_of(&self) -> Option<&[u8]> {
+        match &self.host {
+            HostPattern::Subdomains(suffix) => suffix.get(1..),
+            HostPattern::Exact(_) => None,
+        }
+    }
+
     fn matches(&self, origin: &ParsedOrigin<'_>) -> bool {
         let port = match self.port {
             PortPattern::Is(port) => origin.port == port,
@@ -338,7 +347,8 @@ pub(crate) enum OriginConfigError {
     Syntax(OriginSyntaxError),
     SeveralWildcards,
     WildcardNotLeftmostLabel,
-    WildcardOverTopLevel,
+    /// `*.` over an IPv6 address, which has no subdomains.
+    WildcardOverAddress,
     /// A `*` in the port other than the whole port (`:8*`).
     WildcardInPort,
 }
@@ -389,8 +399,8 @@ pub(crate) fn parse_configured(input: &str) -> Result<ConfiguredOrigin, OriginCo
     let parsed = parse(probe.as_bytes()).map_err(OriginConfigError::Syntax)?;
     let lowercase = |bytes: &[u8]| bytes.to_ascii_lowercase().into_boxed_slice();
     let host = if subdomains {
-        if parsed.host.first() == Some(&b'[') || !parsed.host.contains(&b'.') {
-            return Err(OriginConfigError::WildcardOverTopLevel);
+        if parsed.host.first() == Some(&b'[') {
+            return Err(OriginConfigError::WildcardOverAddress);
         }
         let mut suffix = Vec::with_capacity(parsed.host.len() + 1);
         suffix.push(b'.');
@@ -412,8 +422,8 @@ pub(crate) fn parse_configured(input: &str) -> Result<ConfiguredOrigin, OriginCo
 
 /// An authority's host and, after its last `:` (outside an IPv6 address's brackets), port.
 fn split_port(authority: &str) -> (&str, Option<&str>) {
-    let host_end = match authority.find(']') {
-        Some(close) if authority.starts_with('[') => close + 1,
+    let host_end = match (authority.find('['), authority.find(']')) {
+        (Some(open), Some(close)) if open < close => close + 1,
         _ => authority.find(':').unwrap_or(authority.len()),
     };
     match authority[host_end..].strip_prefix(':') {
@@ -824,10 +834,13 @@ mod tests {
             parse_configured("https://*example.com"),
             Err(WildcardNotLeftmostLabel)
         );
-        assert_eq!(parse_configured("https://*.com"), Err(WildcardOverTopLevel));
         assert_eq!(
-            parse_configured("https://*.com:8080"),
-            Err(WildcardOverTopLevel)
+            parse_configured("https://*.[::1]"),
+            Err(WildcardOverAddress)
+        );
+        assert_eq!(
+            parse_configured("https://*.[::1]:*"),
+            Err(WildcardOverAddress)
         );
         assert_eq!(
             parse_configured("https://*.example.com/"),
@@ -856,10 +869,6 @@ mod tests {
         assert_eq!(
             parse_configured("*://localhost:*"),
             Err(Syntax(OriginSyntaxError::NotAnOrigin))
-        );
-        assert_eq!(
-            parse_configured("https://*.com:*"),
-            Err(WildcardOverTopLevel)
         );
         assert_eq!(
             parse_configured("https://*.*.example.com:*"),

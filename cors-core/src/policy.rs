@@ -6,9 +6,10 @@ use http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode};
 
 use crate::actual::{ActualDecision, Verdict};
 use crate::allow_methods::CompiledMethods;
-use crate::allow_origin::{CompiledOrigin, OriginLookup, OriginRule};
+use crate::allow_origin::{CompiledOrigin, OriginChecks, OriginLookup, OriginRule};
 use crate::header::ACCESS_CONTROL_REQUEST_PRIVATE_NETWORK;
 use crate::preflight::{PreflightAnswer, PreflightDecision, PreflightGrant, PreflightParts};
+use crate::public_suffix::OwnedSuffixes;
 use crate::request::Lines;
 use crate::vary::{self, VaryNames};
 use crate::{CorsConfigError, CorsOptions, CorsRequest, Refusal, RejectedPreflight, RequestKind};
@@ -127,11 +128,16 @@ impl CorsPolicy {
     ) -> Result<CorsPolicy, CorsConfigError> {
         let credentials = options.credentials.unwrap_or(false);
         let allow_null = options.allow_null_origin.unwrap_or(false);
+        let owned_suffixes =
+            OwnedSuffixes::compile(options.owned_public_suffixes.as_deref().unwrap_or_default())?;
         let origin = options
             .origin
             .clone()
             .unwrap_or_default()
-            .compile(allow_null)?;
+            .compile(&OriginChecks {
+                allow_null,
+                owned_suffixes: &owned_suffixes,
+            })?;
         let any_origin = matches!(origin.rule, OriginRule::Any);
         if credentials && any_origin {
             return Err(CorsConfigError::new(

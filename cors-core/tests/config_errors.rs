@@ -182,8 +182,8 @@ fn table_of_misconfigurations() {
             CorsOptions::new().origin("https://*.com"),
             "origin",
             Some("https://*.com"),
-            "invalid CORS option `origin`: `https://*.com` would match every site under a top-level domain; put \
-             `*` over a domain you control, e.g. `https://*.example.com`",
+            "invalid CORS option `origin`: `https://*.com` would match every site registered under the public \
+             suffix `com`; put `*` over a domain you control, e.g. `https://*.example.com`",
         ),
         (
             CorsOptions::new().origin(["https://a.com", "*"]),
@@ -394,4 +394,94 @@ fn port_wildcards_in_files() {
     assert_eq!(err.field(), "origin");
     assert_eq!(err.value(), Some("http://localhost:5*"));
     assert!(err.to_string().contains("`http://localhost:*`"), "{err}");
+}
+
+#[cfg(feature = "public-suffix")]
+#[test]
+fn patterns_over_public_suffixes_are_refused_naming_the_suffix() {
+    let cases = [
+        (
+            "https://*.co.uk",
+            "`https://*.co.uk` would match every site registered under the public suffix `co.uk`; put \
+             `*` over a domain you control, e.g. `https://*.example.co.uk`",
+        ),
+        (
+            "https://*.com.au:*",
+            "`https://*.com.au:*` would match every site registered under the public suffix `com.au`; \
+             put `*` over a domain you control, e.g. `https://*.example.com.au:*`",
+        ),
+        (
+            "https://*.GitHub.io",
+            "`https://*.GitHub.io` would match every site of every customer of `github.io`, a public \
+             suffix (private section of the Public Suffix List); put `*` over a domain you control, e.g. \
+             `https://*.example.GitHub.io`, or, if you run `github.io` itself, declare it with \
+             `owned_public_suffixes([\"github.io\"])`",
+        ),
+    ];
+    for (pattern, message) in cases {
+        let err = err(CorsOptions::new().origin(pattern));
+        assert_eq!(err.field(), "origin");
+        assert_eq!(err.value(), Some(pattern));
+        assert_eq!(
+            err.to_string(),
+            format!("invalid CORS option `origin`: {message}")
+        );
+    }
+    // Owned private-section suffixes are allowed once declared; ICANN ones never.
+    for pattern in ["https://*.github.io", "https://*.vercel.app:*"] {
+        let options = CorsOptions::new()
+            .origin(pattern)
+            .owned_public_suffixes(["vercel.app", "GITHUB.IO"]);
+        assert!(CorsPolicy::from_options(&options).is_ok(), "{pattern}");
+    }
+    let err = err(CorsOptions::new()
+        .origin("https://*.co.uk")
+        .owned_public_suffixes(["co.uk"]));
+    assert_eq!(err.field(), "owned_public_suffixes");
+    assert_eq!(err.value(), Some("co.uk"));
+    // Domains under a suffix are anyone's own.
+    for pattern in [
+        "https://*.example.co.uk",
+        "https://*.someone.github.io",
+        "https://*.example.com",
+    ] {
+        assert!(
+            CorsPolicy::from_options(&CorsOptions::new().origin(pattern)).is_ok(),
+            "{pattern}"
+        );
+    }
+}
+
+#[test]
+fn patterns_over_top_level_domains_are_refused_with_or_without_the_list() {
+    for pattern in ["https://*.com", "https://*.internal:*", "http://*.test"] {
+        let err = err(CorsOptions::new()
+            .origin(pattern)
+            .owned_public_suffixes(["example.org"]));
+        assert_eq!(err.field(), "origin");
+        assert!(err.to_string().contains("public suffix"), "{err}");
+    }
+    let err = err(CorsOptions::new().owned_public_suffixes(["com"]));
+    assert_eq!(err.field(), "owned_public_suffixes");
+    assert!(err.to_string().contains("no one owns it"), "{err}");
+    // Loopback names are no one's registrations.
+    assert!(CorsPolicy::from_options(&CorsOptions::new().origin("http://*.localhost:*")).is_ok());
+}
+
+#[cfg(feature = "serde")]
+#[test]
+fn owned_public_suffixes_in_files() {
+    let options: CorsOptions = serde_json::from_str(
+        r#"{"origin": "https://*.myplatform.github.io", "owned_public_suffixes": ["github.io"]}"#,
+    )
+    .unwrap();
+    assert!(CorsPolicy::from_options(&options).is_ok());
+    let options: CorsOptions = serde_json::from_str(
+        r#"{"origin": ["https://*.github.io"], "owned_public_suffixes": ["github.io"]}"#,
+    )
+    .unwrap();
+    assert!(CorsPolicy::from_options(&options).is_ok());
+    let options: CorsOptions =
+        serde_json::from_str(r#"{"owned_public_suffixes": ["https://github.io"]}"#).unwrap();
+    assert_eq!(err(options).field(), "owned_public_suffixes");
 }
