@@ -327,11 +327,32 @@ pub(crate) struct OriginChecks<'a> {
     pub(crate) allow_null: bool,
     /// [`CorsOptions::owned_public_suffixes`](crate::CorsOptions::owned_public_suffixes).
     pub(crate) owned_suffixes: &'a OwnedSuffixes,
+    /// Whether plain-HTTP origins may be allowed, given the credentials option.
+    pub(crate) credentials_to_insecure: CredentialsToInsecure,
+}
+
+/// Whether a plain-HTTP origin that is not loopback may be allowed, given
+/// [`CorsOptions::credentials`](crate::CorsOptions::credentials) and
+/// [`CorsOptions::dangerously_allow_insecure_origins`](crate::CorsOptions::dangerously_allow_insecure_origins).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum CredentialsToInsecure {
+    /// No credentials: nothing to protect.
+    NoCredentials,
+    /// Credentials, and plain-HTTP origins refused.
+    Refused,
+    /// Credentials, and plain-HTTP origins allowed deliberately.
+    Tolerated,
 }
 
 impl OriginChecks<'_> {
-    /// Refuses a pattern over a public suffix that the user does not own.
+    /// Refuses a plain-HTTP origin with credentials unless tolerated, and a pattern over a
+    /// public suffix that the user does not own.
     fn check(&self, origin: &str, configured: &ConfiguredOrigin) -> Result<(), CorsConfigError> {
+        if self.credentials_to_insecure == CredentialsToInsecure::Refused
+            && configured.is_insecure()
+        {
+            return Err(insecure_error(origin));
+        }
         let ConfiguredOrigin::Pattern(pattern) = configured else {
             return Ok(());
         };
@@ -343,6 +364,25 @@ impl OriginChecks<'_> {
             None => Ok(()),
         }
     }
+}
+
+fn insecure_error(origin: &str) -> CorsConfigError {
+    let secure = match origin.get(..7) {
+        Some(scheme) if scheme.eq_ignore_ascii_case("http://") => {
+            format!("https://{}", &origin[7..])
+        }
+        _ => origin.to_owned(),
+    };
+    CorsConfigError::new(
+        "origin",
+        Some(origin),
+        format!(
+            "`{origin}` is plain HTTP and `credentials(true)` shares credentialed responses with it: a \
+             network attacker can impersonate a plain-HTTP origin and read them. Allow `{secure}` \
+             instead (plain HTTP is accepted on loopback: `localhost`, `*.localhost`, `127.0.0.0/8`, \
+             `[::1]`), or accept the risk with `dangerously_allow_insecure_origins(true)`"
+        ),
+    )
 }
 
 fn null_error() -> CorsConfigError {
@@ -645,6 +685,7 @@ mod tests {
         OriginChecks {
             allow_null,
             owned_suffixes: &NONE_OWNED,
+            credentials_to_insecure: CredentialsToInsecure::NoCredentials,
         }
     }
 

@@ -23,6 +23,7 @@ use crate::{AllowHeaders, AllowMethods, AllowOrigin, ExposeHeaders, MaxAge};
 /// | [`enabled`](Self::enabled) | `true` |
 /// | [`preflight_passthrough`](Self::preflight_passthrough) | `false` |
 /// | [`owned_public_suffixes`](Self::owned_public_suffixes) | none: no pattern over a public suffix |
+/// | [`dangerously_allow_insecure_origins`](Self::dangerously_allow_insecure_origins) | `false`: with credentials, no plain-HTTP origin but loopback |
 ///
 /// With the default `serde` feature the options deserialize from configuration files (snake_case
 /// keys, unknown keys rejected):
@@ -44,7 +45,8 @@ use crate::{AllowHeaders, AllowMethods, AllowOrigin, ExposeHeaders, MaxAge};
 ///     "rejected_preflight": "forbidden",
 ///     "enabled": true,
 ///     "preflight_passthrough": false,
-///     "owned_public_suffixes": []
+///     "owned_public_suffixes": [],
+///     "dangerously_allow_insecure_origins": false
 /// }"#).unwrap();
 /// assert!(CorsPolicy::from_options(&options).is_ok());
 /// # }
@@ -70,6 +72,7 @@ pub struct CorsOptions {
     pub(crate) enabled: Option<bool>,
     pub(crate) preflight_passthrough: Option<bool>,
     pub(crate) owned_public_suffixes: Option<Vec<String>>,
+    pub(crate) dangerously_allow_insecure_origins: Option<bool>,
 }
 
 impl CorsOptions {
@@ -110,7 +113,9 @@ impl CorsOptions {
 
     /// Whether credentialed requests (cookies, HTTP authentication) may read responses
     /// ([`Access-Control-Allow-Credentials`](https://developer.mozilla.org/en-US/docs/Web/HTTP/Headers/Access-Control-Allow-Credentials)).
-    /// Cannot be combined with any origin (`*`), nor with `*` for methods or headers.
+    /// Cannot be combined with any origin (`*`), nor with `*` for methods or headers, nor with
+    /// plain-HTTP origins other than loopback unless
+    /// [`dangerously_allow_insecure_origins(true)`](Self::dangerously_allow_insecure_origins).
     pub fn credentials(mut self, allow: bool) -> Self {
         self.credentials = Some(allow);
         self
@@ -212,6 +217,34 @@ impl CorsOptions {
         self
     }
 
+    /// Whether plain-HTTP origins (`http://`, exact or pattern) may be allowed together with
+    /// [`credentials(true)`](Self::credentials). Off by default: with credentials, an allowed
+    /// `http://` origin is a configuration error of [`origin`](Self::origin), because a network
+    /// attacker (on the same Wi-Fi, say) can impersonate a plain-HTTP origin, then make
+    /// credentialed requests in the user's name and read the answers. Origins on the loopback
+    /// interface are accepted without it: `http://localhost`, `http://*.localhost`,
+    /// `127.0.0.0/8`, `http://[::1]`, with any port. Named after jub0bs/cors's
+    /// `DangerouslyTolerateInsecureOrigins`.
+    ///
+    /// Predicates and [`AllowOrigin::mirror_request()`](crate::AllowOrigin::mirror_request)
+    /// decide for themselves, so they are not checked. In configuration files:
+    /// `"dangerously_allow_insecure_origins": true`.
+    ///
+    /// ```
+    /// use cors_axum_core::{CorsOptions, CorsPolicy};
+    ///
+    /// let options = CorsOptions::new().origin("http://intranet.example").credentials(true);
+    /// assert_eq!(CorsPolicy::from_options(&options).unwrap_err().field(), "origin");
+    /// assert!(CorsPolicy::from_options(&options.dangerously_allow_insecure_origins(true)).is_ok());
+    ///
+    /// let local = CorsOptions::new().origin("http://localhost:*").credentials(true);
+    /// assert!(CorsPolicy::from_options(&local).is_ok());
+    /// ```
+    pub fn dangerously_allow_insecure_origins(mut self, allow: bool) -> Self {
+        self.dangerously_allow_insecure_origins = Some(allow);
+        self
+    }
+
     /// Whether these options leave CORS on (the default) or switch it off
     /// ([`enabled(false)`](Self::enabled)).
     pub fn is_enabled(&self) -> bool {
@@ -261,6 +294,10 @@ impl CorsOptions {
                 &self.owned_public_suffixes,
                 &more_specific.owned_public_suffixes,
             ),
+            dangerously_allow_insecure_origins: pick(
+                &self.dangerously_allow_insecure_origins,
+                &more_specific.dangerously_allow_insecure_origins,
+            ),
         }
     }
 
@@ -280,6 +317,7 @@ impl CorsOptions {
             enabled,
             preflight_passthrough,
             owned_public_suffixes,
+            dangerously_allow_insecure_origins,
         } = self;
         origin.is_none()
             && methods.is_none()
@@ -294,6 +332,7 @@ impl CorsOptions {
             && enabled.is_none()
             && preflight_passthrough.is_none()
             && owned_public_suffixes.is_none()
+            && dangerously_allow_insecure_origins.is_none()
     }
 }
 

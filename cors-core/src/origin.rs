@@ -360,6 +360,45 @@ pub(crate) enum ConfiguredOrigin {
     Pattern(OriginPattern),
 }
 
+impl ConfiguredOrigin {
+    /// Whether it allows a plain-HTTP origin that is not on the loopback interface: one a
+    /// network attacker can impersonate.
+    pub(crate) fn is_insecure(&self) -> bool {
+        match self {
+            ConfiguredOrigin::Exact(origin) => {
+                parse(origin).is_ok_and(|o| o.scheme == b"http" && !is_loopback_host(o.host))
+            }
+            ConfiguredOrigin::Pattern(pattern) => {
+                *pattern.scheme == *b"http"
+                    && match &pattern.host {
+                        HostPattern::Exact(host) => !is_loopback_host(host),
+                        HostPattern::Subdomains(suffix) => !is_loopback_host(&suffix[1..]),
+                    }
+            }
+        }
+    }
+}
+
+/// Whether a host (lowercase) names the loopback interface: `localhost` and its subdomains
+/// (RFC 6761), an IPv4 address in `127.0.0.0/8`, or `[::1]`.
+pub(crate) fn is_loopback_host(host: &[u8]) -> bool {
+    if host == b"localhost" || host.ends_with(b".localhost") || host == b"[::1]" {
+        return true;
+    }
+    let mut octets = host.split(|&b| b == b'.');
+    let is_octet = |octet: &[u8]| {
+        (1..=3).contains(&octet.len())
+            && octet.iter().all(u8::is_ascii_digit)
+            && octet
+                .iter()
+                .fold(0u16, |n, &d| n * 10 + u16::from(d - b'0'))
+                <= 255
+    };
+    octets.next() == Some(b"127")
+        && (0..3).all(|_| octets.next().is_some_and(is_octet))
+        && octets.next().is_none()
+}
+
 /// Parses one configured origin or pattern.
 pub(crate) fn parse_configured(input: &str) -> Result<ConfiguredOrigin, OriginConfigError> {
     if !input.contains('*') {
@@ -813,6 +852,57 @@ mod tests {
         assert!(!m("http://a.example.com:8443"));
         assert!(!m("https://a.example.com.evil.test:8443"));
         assert!(!m("https://aexample.com:8443"));
+    }
+
+    #[test]
+    fn loopback_hosts() {
+        for host in [
+            "localhost",
+            "app.localhost",
+            "a.b.localhost",
+            "127.0.0.1",
+            "127.1.2.3",
+            "127.255.255.255",
+            "[::1]",
+        ] {
+            assert!(is_loopback_host(host.as_bytes()), "{host}");
+        }
+        for host in [
+            "localhost.evil.test",
+            "evil-localhost",
+            "xlocalhost",
+            "127.0.0.1.evil.test",
+            "127.0.0",
+            "127.0.0.256",
+            "127.0.0.1.2",
+            "128.0.0.1",
+            "10.0.0.1",
+            "[::2]",
+            "[::ffff:127.0.0.1]",
+            "example.com",
+        ] {
+            assert!(!is_loopback_host(host.as_bytes()), "{host}");
+        }
+    }
+
+    #[test]
+    fn insecure_origins_are_plain_http_beyond_loopback() {
+        let insecure = |s: &str| parse_configured(s).unwrap().is_insecure();
+        assert!(insecure("http://example.com"));
+        assert!(insecure("HTTP://Example.com:8080"));
+        assert!(insecure("http://*.example.com"));
+        assert!(insecure("http://example.com:*"));
+        assert!(insecure("http://10.0.0.1:3000"));
+        assert!(insecure("http://localhost.evil.test"));
+        assert!(!insecure("https://example.com"));
+        assert!(!insecure("https://*.example.com:*"));
+        assert!(!insecure("http://localhost:3000"));
+        assert!(!insecure("http://LOCALHOST:*"));
+        assert!(!insecure("http://*.localhost"));
+        assert!(!insecure("http://app.localhost:5173"));
+        assert!(!insecure("http://127.0.0.1:8080"));
+        assert!(!insecure("http://[::1]:*"));
+        assert!(!insecure("ws://example.com"));
     }
 
     #[test]

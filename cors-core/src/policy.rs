@@ -6,7 +6,9 @@ use http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode};
 
 use crate::actual::{ActualDecision, Verdict};
 use crate::allow_methods::CompiledMethods;
-use crate::allow_origin::{CompiledOrigin, OriginChecks, OriginLookup, OriginRule};
+use crate::allow_origin::{
+    CompiledOrigin, CredentialsToInsecure, OriginChecks, OriginLookup, OriginRule,
+};
 use crate::header::ACCESS_CONTROL_REQUEST_PRIVATE_NETWORK;
 use crate::preflight::{PreflightAnswer, PreflightDecision, PreflightGrant, PreflightParts};
 use crate::public_suffix::OwnedSuffixes;
@@ -137,6 +139,14 @@ impl CorsPolicy {
             .compile(&OriginChecks {
                 allow_null,
                 owned_suffixes: &owned_suffixes,
+                credentials_to_insecure: match (
+                    credentials,
+                    options.dangerously_allow_insecure_origins,
+                ) {
+                    (false, _) => CredentialsToInsecure::NoCredentials,
+                    (true, Some(true)) => CredentialsToInsecure::Tolerated,
+                    (true, _) => CredentialsToInsecure::Refused,
+                },
             })?;
         let any_origin = matches!(origin.rule, OriginRule::Any);
         if credentials && any_origin {

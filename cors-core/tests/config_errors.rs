@@ -485,3 +485,87 @@ fn owned_public_suffixes_in_files() {
         serde_json::from_str(r#"{"owned_public_suffixes": ["https://github.io"]}"#).unwrap();
     assert_eq!(err(options).field(), "owned_public_suffixes");
 }
+
+#[test]
+fn plain_http_origins_with_credentials_need_the_dangerous_opt_in() {
+    for origin in [
+        "http://app.example",
+        "HTTP://App.Example:8080",
+        "http://*.example.com",
+        "http://intranet.example:*",
+        "http://10.0.0.2:3000",
+        "http://localhost.evil.test",
+    ] {
+        let options = CorsOptions::new()
+            .origin(["https://example.com", origin])
+            .credentials(true);
+        let err = err(options.clone());
+        assert_eq!(err.field(), "origin");
+        assert_eq!(err.value(), Some(origin));
+        let message = err.to_string();
+        assert!(
+            message.contains("a network attacker can impersonate a plain-HTTP origin"),
+            "{message}"
+        );
+        assert!(
+            message.contains("`dangerously_allow_insecure_origins(true)`"),
+            "{message}"
+        );
+        assert!(
+            CorsPolicy::from_options(&options.dangerously_allow_insecure_origins(true)).is_ok(),
+            "{origin}"
+        );
+        // Without credentials there is nothing to steal.
+        assert!(CorsPolicy::from_options(&CorsOptions::new().origin(origin)).is_ok());
+    }
+    assert_eq!(
+        err(CorsOptions::new()
+            .origin("http://app.example:8080")
+            .credentials(true))
+        .to_string(),
+        "invalid CORS option `origin`: `http://app.example:8080` is plain HTTP and `credentials(true)` \
+         shares credentialed responses with it: a network attacker can impersonate a plain-HTTP origin \
+         and read them. Allow `https://app.example:8080` instead (plain HTTP is accepted on loopback: \
+         `localhost`, `*.localhost`, `127.0.0.0/8`, `[::1]`), or accept the risk with \
+         `dangerously_allow_insecure_origins(true)`"
+    );
+    // Loopback, HTTPS and other decisions are not checked.
+    for origin in [
+        "http://localhost:3000",
+        "http://localhost:*",
+        "http://*.localhost:*",
+        "http://127.0.0.1:8080",
+        "http://127.10.0.1",
+        "http://[::1]:*",
+        "https://app.example",
+    ] {
+        let options = CorsOptions::new().origin(origin).credentials(true);
+        assert!(CorsPolicy::from_options(&options).is_ok(), "{origin}");
+    }
+    let mirror = CorsOptions::new()
+        .origin(AllowOrigin::mirror_request())
+        .credentials(true);
+    assert!(CorsPolicy::from_options(&mirror).is_ok());
+    // Merged field by field: a route may switch the opt-in off again.
+    let module = CorsOptions::new()
+        .origin("http://app.example")
+        .dangerously_allow_insecure_origins(true);
+    let route = CorsOptions::new().credentials(true);
+    assert!(CorsPolicy::from_options(&module.merge(&route)).is_ok());
+    let strict = route.dangerously_allow_insecure_origins(false);
+    assert_eq!(err(module.merge(&strict)).field(), "origin");
+}
+
+#[cfg(feature = "serde")]
+#[test]
+fn insecure_origins_opt_in_in_files() {
+    let options: CorsOptions =
+        serde_json::from_str(r#"{"origin": ["http://app.example"], "credentials": true}"#).unwrap();
+    assert_eq!(err(options).field(), "origin");
+    let options: CorsOptions = serde_json::from_str(
+        r#"{"origin": ["http://app.example"], "credentials": true,
+            "dangerously_allow_insecure_origins": true}"#,
+    )
+    .unwrap();
+    assert!(CorsPolicy::from_options(&options).is_ok());
+}
