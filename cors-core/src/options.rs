@@ -1,6 +1,8 @@
 //! [`CorsOptions`]: the uncompiled, mergeable CORS configuration.
 
-use crate::{AllowHeaders, AllowMethods, AllowOrigin, ExposeHeaders, MaxAge};
+use crate::{
+    AllowHeaders, AllowMethods, AllowOrigin, ExposeHeaders, MaxAge, PreflightCacheControl,
+};
 
 /// CORS options, as a user writes them.
 ///
@@ -16,6 +18,7 @@ use crate::{AllowHeaders, AllowMethods, AllowOrigin, ExposeHeaders, MaxAge};
 /// | [`expose_headers`](Self::expose_headers) | none exposed |
 /// | [`credentials`](Self::credentials) | `false` |
 /// | [`max_age`](Self::max_age) | no `Access-Control-Max-Age` (browsers then cache a preflight for 5 s) |
+/// | [`preflight_cache_control`](Self::preflight_cache_control) | no `Cache-Control` on preflight answers |
 /// | [`private_network`](Self::private_network) | `false` |
 /// | [`allow_null_origin`](Self::allow_null_origin) | `false` |
 /// | [`preflight_status`](Self::preflight_status) | [`PreflightStatus::NO_CONTENT`] (204) |
@@ -39,6 +42,7 @@ use crate::{AllowHeaders, AllowMethods, AllowOrigin, ExposeHeaders, MaxAge};
 ///     "expose_headers": ["x-request-id"],
 ///     "credentials": true,
 ///     "max_age": 600,
+///     "preflight_cache_control": "public, max-age=600",
 ///     "private_network": false,
 ///     "allow_null_origin": false,
 ///     "preflight_status": 200,
@@ -65,6 +69,7 @@ pub struct CorsOptions {
     pub(crate) expose_headers: Option<ExposeHeaders>,
     pub(crate) credentials: Option<bool>,
     pub(crate) max_age: Option<MaxAge>,
+    pub(crate) preflight_cache_control: Option<PreflightCacheControl>,
     pub(crate) private_network: Option<bool>,
     pub(crate) allow_null_origin: Option<bool>,
     pub(crate) preflight_status: Option<PreflightStatus>,
@@ -126,6 +131,49 @@ impl CorsOptions {
     /// Accepts seconds (`u64`) or a [`Duration`](std::time::Duration).
     pub fn max_age(mut self, max_age: impl Into<MaxAge>) -> Self {
         self.max_age = Some(max_age.into());
+        self
+    }
+
+    /// `Cache-Control` on preflight answers, for shared caches (a CDN or proxy in front of the
+    /// server) that would otherwise not keep them, or keep them by their own default: a
+    /// [`PreflightCacheControl`], directives as written (`"public, max-age=600"`), or seconds
+    /// (`600` is `max-age=600`, as fastify-cors's `cacheControl`). Checked when the policy is
+    /// compiled. Unset by default: no `Cache-Control` is written.
+    ///
+    /// A granted preflight answer gets this value, replacing any `Cache-Control` in the map. A
+    /// refused one gets `Cache-Control: no-store`, so that no cache keeps a refusal that may not
+    /// hold for long (an origin lookup that failed or timed out, options reloaded with a new
+    /// origin); refusing again costs the server little. Both keep the preflight's `Vary`
+    /// (`Origin` and the three `Access-Control-Request-*` headers), so a cache never gives one
+    /// origin's or one request's answer to another.
+    ///
+    /// ```
+    /// use cors_axum_core::{CorsOptions, CorsPolicy, CorsRequest};
+    /// use http::{HeaderMap, HeaderValue, Method};
+    ///
+    /// let policy = CorsPolicy::from_options(
+    ///     &CorsOptions::new()
+    ///         .origin("https://app.example")
+    ///         .preflight_cache_control("public, max-age=600"),
+    /// )?;
+    /// let mut request = HeaderMap::new();
+    /// request.insert("origin", HeaderValue::from_static("https://app.example"));
+    /// request.insert("access-control-request-method", HeaderValue::from_static("PUT"));
+    /// let mut granted = HeaderMap::new();
+    /// policy.preflight(&CorsRequest::new(&Method::OPTIONS, &request)).write(&mut granted);
+    /// assert_eq!(granted["cache-control"], "public, max-age=600");
+    ///
+    /// request.insert("origin", HeaderValue::from_static("https://evil.example"));
+    /// let mut refused = HeaderMap::new();
+    /// policy.preflight(&CorsRequest::new(&Method::OPTIONS, &request)).write(&mut refused);
+    /// assert_eq!(refused["cache-control"], "no-store");
+    /// # Ok::<(), cors_axum_core::CorsConfigError>(())
+    /// ```
+    pub fn preflight_cache_control(
+        mut self,
+        cache_control: impl Into<PreflightCacheControl>,
+    ) -> Self {
+        self.preflight_cache_control = Some(cache_control.into());
         self
     }
 
@@ -281,6 +329,10 @@ impl CorsOptions {
             expose_headers: pick(&self.expose_headers, &more_specific.expose_headers),
             credentials: pick(&self.credentials, &more_specific.credentials),
             max_age: pick(&self.max_age, &more_specific.max_age),
+            preflight_cache_control: pick(
+                &self.preflight_cache_control,
+                &more_specific.preflight_cache_control,
+            ),
             private_network: pick(&self.private_network, &more_specific.private_network),
             allow_null_origin: pick(&self.allow_null_origin, &more_specific.allow_null_origin),
             preflight_status: pick(&self.preflight_status, &more_specific.preflight_status),
@@ -310,6 +362,7 @@ impl CorsOptions {
             expose_headers,
             credentials,
             max_age,
+            preflight_cache_control,
             private_network,
             allow_null_origin,
             preflight_status,
@@ -325,6 +378,7 @@ impl CorsOptions {
             && expose_headers.is_none()
             && credentials.is_none()
             && max_age.is_none()
+            && preflight_cache_control.is_none()
             && private_network.is_none()
             && allow_null_origin.is_none()
             && preflight_status.is_none()
@@ -440,7 +494,9 @@ mod tests {
         let options: CorsOptions = serde_json::from_str(
             r#"{"origin": "*", "methods": "*", "allow_headers": "mirror", "expose_headers": "*",
                 "credentials": false, "max_age": 5, "private_network": true, "allow_null_origin": true,
-                "preflight_status": 204, "rejected_preflight": "no-cors-headers"}"#,
+                "preflight_status": 204, "rejected_preflight": "no-cors-headers",
+                "preflight_cache_control": "max-age=60", "owned_public_suffixes": ["myplatform.app"],
+                "dangerously_allow_insecure_origins": false}"#,
         )
         .unwrap();
         assert!(!options.is_empty());
@@ -449,6 +505,15 @@ mod tests {
             options.rejected_preflight,
             Some(RejectedPreflight::NoCorsHeaders)
         );
+        assert_eq!(
+            options.preflight_cache_control,
+            Some(PreflightCacheControl::directives("max-age=60"))
+        );
+        assert_eq!(
+            options.owned_public_suffixes.as_deref(),
+            Some(&["myplatform.app".to_owned()][..])
+        );
+        assert_eq!(options.dangerously_allow_insecure_origins, Some(false));
     }
 
     #[test]

@@ -175,6 +175,11 @@ impl CorsPolicy {
             .unwrap_or_default()
             .compile(credentials)?;
         let max_age = options.max_age.map(crate::MaxAge::compile).transpose()?;
+        let cache_control = options
+            .preflight_cache_control
+            .as_ref()
+            .map(crate::PreflightCacheControl::compile)
+            .transpose()?;
         let private_network = options.private_network.unwrap_or(false);
         let preflight_status = options.preflight_status.unwrap_or_default().compile()?;
         let rejected_status = match options.rejected_preflight.unwrap_or_default() {
@@ -207,6 +212,7 @@ impl CorsPolicy {
             methods: methods.fixed_value(),
             headers,
             max_age,
+            cache_control,
             private_network,
             status: preflight_status,
             rejected_status,

@@ -2,14 +2,14 @@
 
 use http::header::{
     ACCESS_CONTROL_ALLOW_CREDENTIALS, ACCESS_CONTROL_ALLOW_HEADERS, ACCESS_CONTROL_ALLOW_METHODS,
-    ACCESS_CONTROL_ALLOW_ORIGIN, ACCESS_CONTROL_MAX_AGE,
+    ACCESS_CONTROL_ALLOW_ORIGIN, ACCESS_CONTROL_MAX_AGE, CACHE_CONTROL,
 };
 use http::{HeaderMap, HeaderName, HeaderValue, StatusCode};
 
 use crate::Refusal;
 use crate::allow_headers::{CompiledHeaders, HeadersGrant};
 use crate::header::ACCESS_CONTROL_ALLOW_PRIVATE_NETWORK;
-use crate::values::{STAR, TRUE};
+use crate::values::{NO_STORE, STAR, TRUE};
 use crate::vary::VaryNames;
 
 /// What a granted preflight's answer takes from the request; the rest is the policy's.
@@ -35,6 +35,8 @@ pub(crate) struct PreflightParts {
     pub(crate) methods: Option<HeaderValue>,
     pub(crate) headers: CompiledHeaders,
     pub(crate) max_age: Option<HeaderValue>,
+    /// `Cache-Control` of a granted answer; when set, a refused one gets `no-store`.
+    pub(crate) cache_control: Option<HeaderValue>,
     pub(crate) private_network: bool,
     pub(crate) status: StatusCode,
     pub(crate) rejected_status: StatusCode,
@@ -71,6 +73,16 @@ impl PreflightAnswer {
         self.prebuilt = self.prebuild();
     }
 
+    /// Writes the headers of a refused answer: `Vary`, `Cache-Control: no-store` when a
+    /// granted answer is cacheable, and the headers added to every answer.
+    fn write_refused(&self, response: &mut HeaderMap) {
+        self.parts.vary.apply(response);
+        if self.parts.cache_control.is_some() {
+            response.insert(CACHE_CONTROL, NO_STORE);
+        }
+        self.write_extra(response);
+    }
+
     fn write_extra(&self, response: &mut HeaderMap) {
         for (name, value) in &self.extra {
             response.insert(name.clone(), value.clone());
@@ -102,6 +114,9 @@ impl PreflightAnswer {
         }
         if private_network {
             response.insert(ACCESS_CONTROL_ALLOW_PRIVATE_NETWORK, TRUE);
+        }
+        if let Some(cache_control) = &parts.cache_control {
+            response.insert(CACHE_CONTROL, cache_control.clone());
         }
         parts.vary.apply(response);
         self.write_extra(response);
@@ -139,9 +154,11 @@ impl PreflightAnswer {
 /// still holds the request, which a preflight never passes on to a handler.
 ///
 /// A granted preflight gets `Access-Control-Allow-Origin`, `-Allow-Methods`, and as configured
-/// `-Allow-Credentials`, `-Allow-Headers`, `-Max-Age`, `-Allow-Private-Network`. A refused one
-/// gets no `Access-Control-*` header, and the status of
-/// [`CorsOptions::rejected_preflight`](crate::CorsOptions::rejected_preflight). Both get the same
+/// `-Allow-Credentials`, `-Allow-Headers`, `-Max-Age`, `-Allow-Private-Network` and
+/// `Cache-Control`. A refused one gets no `Access-Control-*` header, the status of
+/// [`CorsOptions::rejected_preflight`](crate::CorsOptions::rejected_preflight), and
+/// `Cache-Control: no-store` when
+/// [`CorsOptions::preflight_cache_control`](crate::CorsOptions::preflight_cache_control) is set. Both get the same
 /// `Vary`: `Access-Control-Request-Method`, `-Request-Headers` and `-Request-Private-Network`,
 /// which any preflight answer depends on, and `Origin` unless any origin is allowed, merged into
 /// a `Vary` already in the map.
@@ -221,8 +238,7 @@ impl<'a> PreflightDecision<'a> {
     pub fn write(self, response_headers: &mut HeaderMap) {
         let policy = self.policy;
         let Ok(grant) = self.outcome else {
-            policy.parts.vary.apply(response_headers);
-            policy.write_extra(response_headers);
+            policy.write_refused(response_headers);
             return;
         };
         if response_headers.capacity() != 0 {

@@ -35,6 +35,7 @@ fn static_policies() -> Vec<(&'static str, CorsPolicy)> {
         .allow_headers(["content-type", "x-requested-with"])
         .expose_headers(["x-request-id"])
         .max_age(600u64)
+        .preflight_cache_control("public, max-age=600")
         .credentials(true)
         .private_network(true);
     vec![
@@ -73,6 +74,7 @@ fn static_policies() -> Vec<(&'static str, CorsPolicy)> {
             CorsPolicy::for_route(
                 &CorsOptions::new()
                     .allow_headers(["content-type", "x-requested-with"])
+                    .preflight_cache_control(600)
                     .private_network(true),
                 &route,
             )
@@ -128,6 +130,7 @@ fn preflight_allocates_nothing() {
             response.contains_key("access-control-allow-headers"),
             "{name}"
         );
+        assert!(response.contains_key("cache-control"), "{name}");
         assert!(
             response.contains_key("vary") || !policy.varies_by_origin(),
             "{name}"
