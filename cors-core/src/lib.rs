@@ -7,6 +7,7 @@ mod allow_methods;
 mod allow_origin;
 pub mod browser;
 mod cache_control;
+mod cross_origin;
 mod error;
 mod expose_headers;
 pub mod header;

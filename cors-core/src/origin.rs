@@ -282,6 +282,42 @@ impl ParsedOrigin<'_> {
     }
 }
 
+/// Whether a request's `Origin` names the request's own host: its `host[:port]` equals `host`
+/// (a `Host` header value, or the URI authority of an HTTP/2 request), host case-insensitively,
+/// a port equal to the default of the origin's scheme (`:443` for `https`, `:80` for `http`)
+/// equal to none. The schemes are not compared: the server's own is often unknown, TLS
+/// ending at a proxy. `null` and malformed origins name no host.
+pub(crate) fn names_host(origin: &[u8], host: &[u8]) -> bool {
+    let Some(origin) = parse_request(origin) else {
+        return false;
+    };
+    let host_end = match host.first() {
+        Some(b'[') => match host.iter().position(|&b| b == b']') {
+            Some(close) => close + 1,
+            None => return false,
+        },
+        _ => host.iter().position(|&b| b == b':').unwrap_or(host.len()),
+    };
+    let (name, port) = host.split_at(host_end);
+    let port = match port.split_first() {
+        None => None,
+        Some((b':', digits)) if (1..=5).contains(&digits.len()) => {
+            if !digits.iter().all(u8::is_ascii_digit) {
+                return false;
+            }
+            let value = digits
+                .iter()
+                .fold(0u32, |n, &d| n * 10 + u32::from(d - b'0'));
+            let Ok(value) = u16::try_from(value) else {
+                return false;
+            };
+            (default_port(origin.scheme) != Some(value)).then_some(value)
+        }
+        Some(_) => return false,
+    };
+    origin.host.eq_ignore_ascii_case(name) && origin.port == port
+}
+
 /// A configured pattern: `scheme://*.domain[:port]` (every subdomain),
 /// `scheme://host:*` (every explicit port), or both, `scheme://*.domain:*`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -852,6 +888,57 @@ mod tests {
         assert!(!m("http://a.example.com:8443"));
         assert!(!m("https://a.example.com.evil.test:8443"));
         assert!(!m("https://aexample.com:8443"));
+    }
+
+    #[test]
+    fn origins_name_their_host() {
+        let same = [
+            ("https://example.com", "example.com"),
+            ("https://example.com", "EXAMPLE.com"),
+            ("https://Example.com", "example.com"),
+            ("https://example.com", "example.com:443"),
+            ("http://example.com", "example.com:80"),
+            ("https://example.com:443", "example.com"),
+            // The scheme is not the server's: TLS may end at a proxy.
+            ("http://example.com", "example.com"),
+            ("https://example.com:8443", "example.com:8443"),
+            ("http://localhost:3000", "localhost:3000"),
+            ("http://[::1]:8080", "[::1]:8080"),
+            ("http://[::1]", "[::1]"),
+            ("https://[::1]", "[::1]:443"),
+        ];
+        for (origin, host) in same {
+            assert!(
+                names_host(origin.as_bytes(), host.as_bytes()),
+                "{origin} {host}"
+            );
+        }
+        let other = [
+            ("https://example.com", "example.com:8443"),
+            ("https://example.com:8443", "example.com"),
+            ("https://example.com", "example.com:80"),
+            ("http://example.com", "example.com:443"),
+            ("https://example.com", "www.example.com"),
+            ("https://example.com", "example.com."),
+            ("https://example.com", "example.com:"),
+            ("https://example.com", "example.com:44x"),
+            ("https://example.com", "example.com:443:443"),
+            ("https://example.com", "example.com:100000"),
+            ("https://example.com", "user@example.com"),
+            ("https://example.com", ""),
+            ("https://example.com.evil.test", "example.com"),
+            ("http://[::1]", "[::1"),
+            ("http://[::1]:8080", "[::1]8080"),
+            ("null", "null"),
+            ("https://example.com/", "example.com"),
+            ("example.com", "example.com"),
+        ];
+        for (origin, host) in other {
+            assert!(
+                !names_host(origin.as_bytes(), host.as_bytes()),
+                "{origin} {host}"
+            );
+        }
     }
 
     #[test]

@@ -71,6 +71,8 @@ pub struct CorsPolicy {
     actual_vary: Option<Arc<VaryNames>>,
     /// Everything a preflight answer carries but what it takes from the request.
     preflight: PreflightAnswer,
+    /// [`CorsOptions::protect_cross_origin`].
+    protect_cross_origin: bool,
 }
 
 /// Whether a preflight asks for private network access
@@ -129,71 +131,18 @@ impl CorsPolicy {
         route_methods: Option<&[Method]>,
     ) -> Result<CorsPolicy, CorsConfigError> {
         let credentials = options.credentials.unwrap_or(false);
-        let allow_null = options.allow_null_origin.unwrap_or(false);
-        let owned_suffixes =
-            OwnedSuffixes::compile(options.owned_public_suffixes.as_deref().unwrap_or_default())?;
-        let origin = options
-            .origin
-            .clone()
-            .unwrap_or_default()
-            .compile(&OriginChecks {
-                allow_null,
-                owned_suffixes: &owned_suffixes,
-                credentials_to_insecure: match (
-                    credentials,
-                    options.dangerously_allow_insecure_origins,
-                ) {
-                    (false, _) => CredentialsToInsecure::NoCredentials,
-                    (true, Some(true)) => CredentialsToInsecure::Tolerated,
-                    (true, _) => CredentialsToInsecure::Refused,
-                },
-            })?;
+        let origin = compile_origin(options, credentials)?;
         let any_origin = matches!(origin.rule, OriginRule::Any);
-        if credentials && any_origin {
-            return Err(CorsConfigError::new(
-                "credentials",
-                Some("true"),
-                "`credentials(true)` cannot be combined with any origin (`*`): browsers refuse \
-                 `Access-Control-Allow-Origin: *` on credentialed requests. List the allowed origins, or use \
-                 `AllowOrigin::mirror_request()` to reflect every origin deliberately"
-                    .to_owned(),
-            ));
-        }
         let methods = options
             .methods
             .clone()
             .unwrap_or_default()
             .compile(route_methods, credentials)?;
-        let headers = options
-            .allow_headers
-            .clone()
-            .unwrap_or_default()
-            .compile(credentials)?;
         let expose_headers = options
             .expose_headers
             .clone()
             .unwrap_or_default()
             .compile(credentials)?;
-        let max_age = options.max_age.map(crate::MaxAge::compile).transpose()?;
-        let cache_control = options
-            .preflight_cache_control
-            .as_ref()
-            .map(crate::PreflightCacheControl::compile)
-            .transpose()?;
-        let private_network = options.private_network.unwrap_or(false);
-        let preflight_status = options.preflight_status.unwrap_or_default().compile()?;
-        let rejected_status = match options.rejected_preflight.unwrap_or_default() {
-            RejectedPreflight::NoCorsHeaders => preflight_status,
-            RejectedPreflight::Forbidden => StatusCode::FORBIDDEN,
-        };
-        // Every preflight answer depends on the three request headers of a preflight: each can
-        // make it refused (a method or header not allowed or malformed, private network access
-        // not enabled). A cache that stored one answer must not reuse it for another value.
-        let mut preflight_vary =
-            vary::REQUEST_METHOD | vary::REQUEST_HEADERS | vary::REQUEST_PRIVATE_NETWORK;
-        if !any_origin {
-            preflight_vary |= vary::ORIGIN;
-        }
         let actual_vary = if origin.varying_on.is_empty() {
             None
         } else {
@@ -203,21 +152,7 @@ impl CorsPolicy {
             )
             .map(Arc::new)
         };
-        let preflight_vary = VaryNames::with_extra(preflight_vary, &origin.varying_on)
-            .expect("the set names `Vary` headers");
-        let preflight = PreflightAnswer::new(PreflightParts {
-            reflects_origin: !any_origin,
-            credentials,
-            mirrors_method: methods.is_mirror(),
-            methods: methods.fixed_value(),
-            headers,
-            max_age,
-            cache_control,
-            private_network,
-            status: preflight_status,
-            rejected_status,
-            vary: preflight_vary,
-        });
+        let preflight = compile_preflight(options, &origin, &methods, credentials)?;
         Ok(CorsPolicy {
             origin,
             any_origin,
@@ -226,6 +161,7 @@ impl CorsPolicy {
             expose_headers,
             actual_vary,
             preflight,
+            protect_cross_origin: options.protect_cross_origin.unwrap_or(false),
         })
     }
 
@@ -291,6 +227,88 @@ impl CorsPolicy {
     /// answer once, when it builds its service, skips the question per request.
     pub fn decides_origins_asynchronously(&self) -> bool {
         self.origin.is_async()
+    }
+
+    /// Whether cross-origin protection is on
+    /// ([`CorsOptions::protect_cross_origin(true)`](CorsOptions::protect_cross_origin)).
+    pub fn protects_cross_origin(&self) -> bool {
+        self.protect_cross_origin
+    }
+
+    /// Cross-origin protection: whether `request` may go on to the handler. `Ok` when protection
+    /// is off ([`protects_cross_origin`](Self::protects_cross_origin)); otherwise a refused
+    /// request should be answered `403 Forbidden` before any guard or handler runs, and
+    /// logged with the [`Refusal`]. `host` is the request's `Host` header value, or for HTTP/2
+    /// its URI authority.
+    ///
+    /// The rule (Go 1.25's `http.CrossOriginProtection`, the trusted origins being the CORS
+    /// policy's):
+    ///
+    /// 1. `GET`, `HEAD` and `OPTIONS` pass: safe methods, which must change nothing (preflights
+    ///    are `OPTIONS`).
+    /// 2. `Sec-Fetch-Site: same-origin` or `none` (the user's own navigation) passes. Any other
+    ///    value (`cross-site`, `same-site`, an unknown value, several lines) is refused with
+    ///    [`Refusal::CrossSiteRequest`] unless the origin is trusted.
+    /// 3. Without `Sec-Fetch-Site` (an older browser, or not a browser): no `Origin` passes;
+    ///    an `Origin` whose `host[:port]` is `host` passes (host case-insensitively, a default
+    ///    port equal to none, the scheme not compared since TLS often ends at a proxy); any
+    ///    other is refused with [`Refusal::CrossOriginRequest`] unless trusted.
+    ///
+    /// An origin is trusted when the CORS policy allows it, as it would grant it on an actual
+    /// request: a listed origin, a matching pattern, a predicate or request predicate that
+    /// says yes, an asynchronous decision already answered `Allowed`
+    /// ([`CorsRequest::with_origin_answer`]: make the [lookup](Self::origin_lookup) first).
+    /// [`AllowOrigin::mirror_request()`](crate::AllowOrigin::mirror_request) trusts every
+    /// well-formed origin. [`AllowOrigin::any()`](crate::AllowOrigin::any) trusts **none**:
+    /// `*` lets any site read public answers, not send unsafe requests in a user's name.
+    /// `null` is trusted only with
+    /// [`allow_null_origin(true)`](CorsOptions::allow_null_origin).
+    ///
+    /// Cheap: a safe method is one comparison; an unsafe one looks up two headers, without
+    /// allocating (unless a predicate of the policy does).
+    ///
+    /// ```
+    /// use cors_axum_core::{CorsOptions, CorsPolicy, CorsRequest, Refusal};
+    /// use http::{HeaderMap, HeaderValue, Method};
+    ///
+    /// let policy = CorsPolicy::from_options(
+    ///     &CorsOptions::new().origin("https://app.example").protect_cross_origin(true),
+    /// )?;
+    /// let mut headers = HeaderMap::new();
+    /// headers.insert("sec-fetch-site", HeaderValue::from_static("cross-site"));
+    /// headers.insert("origin", HeaderValue::from_static("https://evil.example"));
+    /// let post = CorsRequest::new(&Method::POST, &headers);
+    /// let host = Some(&b"api.example"[..]);
+    /// assert!(matches!(policy.cross_origin(&post, host), Err(Refusal::CrossSiteRequest { .. })));
+    /// assert_eq!(policy.cross_origin(&CorsRequest::new(&Method::GET, &headers), host), Ok(()));
+    ///
+    /// headers.insert("origin", HeaderValue::from_static("https://app.example"));
+    /// assert_eq!(policy.cross_origin(&CorsRequest::new(&Method::POST, &headers), host), Ok(()));
+    /// # Ok::<(), cors_axum_core::CorsConfigError>(())
+    /// ```
+    pub fn cross_origin<'a>(
+        &self,
+        request: &CorsRequest<'a>,
+        host: Option<&[u8]>,
+    ) -> Result<(), Refusal<'a>> {
+        if !self.protect_cross_origin {
+            return Ok(());
+        }
+        crate::cross_origin::check(request, host, |origin| {
+            !self.any_origin && self.origin.allows(origin, request)
+        })
+    }
+
+    /// Cross-origin protection where CORS is switched off
+    /// ([`CorsOptions::enabled(false)`](CorsOptions::enabled)) but
+    /// [`protect_cross_origin(true)`](CorsOptions::protect_cross_origin) is on: the rule of
+    /// [`cross_origin`](Self::cross_origin), trusting no origin, so only same-origin unsafe
+    /// requests (and those of clients that are not browsers) pass.
+    pub fn cross_origin_trusting_none<'a>(
+        request: &CorsRequest<'a>,
+        host: Option<&[u8]>,
+    ) -> Result<(), Refusal<'a>> {
+        crate::cross_origin::check(request, host, |_| false)
     }
 
     /// Decides on a preflight ([`RequestKind::Preflight`]): granted, with the headers to answer
@@ -383,4 +401,81 @@ impl CorsPolicy {
             },
         }
     }
+}
+
+/// The origin option, checked against the others it depends on.
+fn compile_origin(
+    options: &CorsOptions,
+    credentials: bool,
+) -> Result<CompiledOrigin, CorsConfigError> {
+    let owned_suffixes =
+        OwnedSuffixes::compile(options.owned_public_suffixes.as_deref().unwrap_or_default())?;
+    let origin = options
+        .origin
+        .clone()
+        .unwrap_or_default()
+        .compile(&OriginChecks {
+            allow_null: options.allow_null_origin.unwrap_or(false),
+            owned_suffixes: &owned_suffixes,
+            credentials_to_insecure: match (credentials, options.dangerously_allow_insecure_origins)
+            {
+                (false, _) => CredentialsToInsecure::NoCredentials,
+                (true, Some(true)) => CredentialsToInsecure::Tolerated,
+                (true, _) => CredentialsToInsecure::Refused,
+            },
+        })?;
+    if credentials && matches!(origin.rule, OriginRule::Any) {
+        return Err(CorsConfigError::new(
+            "credentials",
+            Some("true"),
+            "`credentials(true)` cannot be combined with any origin (`*`): browsers refuse \
+             `Access-Control-Allow-Origin: *` on credentialed requests. List the allowed origins, or use \
+             `AllowOrigin::mirror_request()` to reflect every origin deliberately"
+                .to_owned(),
+        ));
+    }
+    Ok(origin)
+}
+
+/// What every preflight answer carries.
+fn compile_preflight(
+    options: &CorsOptions,
+    origin: &CompiledOrigin,
+    methods: &CompiledMethods,
+    credentials: bool,
+) -> Result<PreflightAnswer, CorsConfigError> {
+    let any_origin = matches!(origin.rule, OriginRule::Any);
+    let status = options.preflight_status.unwrap_or_default().compile()?;
+    // Every preflight answer depends on the three request headers of a preflight: each can
+    // make it refused (a method or header not allowed or malformed, private network access
+    // not enabled). A cache that stored one answer must not reuse it for another value.
+    let mut vary = vary::REQUEST_METHOD | vary::REQUEST_HEADERS | vary::REQUEST_PRIVATE_NETWORK;
+    if !any_origin {
+        vary |= vary::ORIGIN;
+    }
+    Ok(PreflightAnswer::new(PreflightParts {
+        reflects_origin: !any_origin,
+        credentials,
+        mirrors_method: methods.is_mirror(),
+        methods: methods.fixed_value(),
+        headers: options
+            .allow_headers
+            .clone()
+            .unwrap_or_default()
+            .compile(credentials)?,
+        max_age: options.max_age.map(crate::MaxAge::compile).transpose()?,
+        cache_control: options
+            .preflight_cache_control
+            .as_ref()
+            .map(crate::PreflightCacheControl::compile)
+            .transpose()?,
+        private_network: options.private_network.unwrap_or(false),
+        status,
+        rejected_status: match options.rejected_preflight.unwrap_or_default() {
+            RejectedPreflight::NoCorsHeaders => status,
+            RejectedPreflight::Forbidden => StatusCode::FORBIDDEN,
+        },
+        vary: VaryNames::with_extra(vary, &origin.varying_on)
+            .expect("the set names `Vary` headers"),
+    }))
 }

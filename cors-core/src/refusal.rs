@@ -96,6 +96,21 @@ pub enum Refusal<'a> {
     /// browsers refuse to expose. Allow the origins explicitly, or opt in to reflecting every
     /// origin with [`AllowOrigin::mirror_request()`](crate::AllowOrigin::mirror_request).
     CredentialsUnderAnyOrigin,
+    /// Cross-origin protection ([`CorsPolicy::cross_origin`](crate::CorsPolicy::cross_origin)):
+    /// an unsafe request (not `GET`, `HEAD`, `OPTIONS`) whose `Sec-Fetch-Site` says it comes
+    /// from another origin (`cross-site`, `same-site`, or any value but `same-origin` and
+    /// `none`), from an origin the CORS policy does not allow.
+    CrossSiteRequest {
+        /// The request's `Sec-Fetch-Site` (the first, if several).
+        site: &'a HeaderValue,
+    },
+    /// Cross-origin protection ([`CorsPolicy::cross_origin`](crate::CorsPolicy::cross_origin)):
+    /// an unsafe request without `Sec-Fetch-Site` (an old browser) whose `Origin` is neither
+    /// the request's own host nor an origin the CORS policy allows.
+    CrossOriginRequest {
+        /// The request's `Origin`.
+        origin: &'a HeaderValue,
+    },
 }
 
 /// Request bytes shown in a log line: quoted in backticks, escaped (no control bytes, no line
@@ -187,6 +202,18 @@ impl fmt::Display for Refusal<'_> {
                  browsers refuse; allow explicit origins, or reflect every origin with \
                  `AllowOrigin::mirror_request()`",
             ),
+            Refusal::CrossSiteRequest { site } => write!(
+                f,
+                "cross-origin protection: an unsafe request with `Sec-Fetch-Site` {} from an origin \
+                 the CORS policy does not allow",
+                Shown(site.as_bytes())
+            ),
+            Refusal::CrossOriginRequest { origin } => write!(
+                f,
+                "cross-origin protection: an unsafe request without `Sec-Fetch-Site` from origin {}, \
+                 which is neither the request's host nor allowed by the CORS policy",
+                Shown(origin.as_bytes())
+            ),
         }
     }
 }
@@ -249,6 +276,8 @@ mod tests {
             Refusal::OriginLookupFailed { reason: &reason },
             Refusal::PrivateNetworkNotEnabled,
             Refusal::CredentialsUnderAnyOrigin,
+            Refusal::CrossSiteRequest { site: &value },
+            Refusal::CrossOriginRequest { origin: &value },
         ];
         let mut lines: Vec<String> = all.iter().map(ToString::to_string).collect();
         for line in &lines {

@@ -36,6 +36,7 @@ fn static_policies() -> Vec<(&'static str, CorsPolicy)> {
         .expose_headers(["x-request-id"])
         .max_age(600u64)
         .preflight_cache_control("public, max-age=600")
+        .protect_cross_origin(true)
         .credentials(true)
         .private_network(true);
     vec![
@@ -75,6 +76,7 @@ fn static_policies() -> Vec<(&'static str, CorsPolicy)> {
                 &CorsOptions::new()
                     .allow_headers(["content-type", "x-requested-with"])
                     .preflight_cache_control(600)
+                    .protect_cross_origin(true)
                     .private_network(true),
                 &route,
             )
@@ -280,6 +282,68 @@ fn non_cors_allocates_nothing() {
     }
 }
 
+/// A request's method and headers, and whether cross-origin protection lets it through.
+type ProtectionCase<'a> = (Method, &'a [(&'static str, HeaderValue)], bool);
+
+/// Cross-origin protection decides without allocating: safe methods, a trusted origin, a
+/// same-host origin, and refusals by `Sec-Fetch-Site` and by `Origin`.
+fn cross_origin_allocates_nothing() {
+    for (name, policy) in static_policies() {
+        assert!(policy.protects_cross_origin(), "{name}");
+        let cases: [ProtectionCase<'_>; 5] = [
+            (
+                Method::GET,
+                &[("sec-fetch-site", HeaderValue::from_static("cross-site"))],
+                true,
+            ),
+            (
+                Method::POST,
+                &[
+                    ("sec-fetch-site", HeaderValue::from_static("cross-site")),
+                    ("origin", origin_for(name)),
+                ],
+                name != "any origin",
+            ),
+            (
+                Method::POST,
+                &[
+                    ("sec-fetch-site", HeaderValue::from_static("cross-site")),
+                    ("origin", HeaderValue::from_static("https://evil.example")),
+                ],
+                false,
+            ),
+            (
+                Method::DELETE,
+                &[(
+                    "origin",
+                    HeaderValue::from_static("https://api.example:8443"),
+                )],
+                true,
+            ),
+            (
+                Method::PATCH,
+                &[("origin", HeaderValue::from_static("https://evil.example"))],
+                false,
+            ),
+        ];
+        for (method, headers, passes) in cases {
+            let mut request = HeaderMap::new();
+            for (header, value) in headers {
+                request.insert(*header, value.clone());
+            }
+            let mut passed = false;
+            let count = allocations(|| {
+                let request = CorsRequest::new(&method, &request);
+                passed = policy
+                    .cross_origin(&request, Some(b"api.example:8443"))
+                    .is_ok();
+            });
+            assert_eq!(count, 0, "{name} {method} {headers:?}");
+            assert_eq!(passed, passes, "{name} {method} {headers:?}");
+        }
+    }
+}
+
 #[test]
 fn static_policies_allocate_nothing_per_request() {
     assert!(
@@ -291,4 +355,5 @@ fn static_policies_allocate_nothing_per_request() {
     refused_preflight_allocates_nothing();
     actual_allocates_nothing();
     non_cors_allocates_nothing();
+    cross_origin_allocates_nothing();
 }
