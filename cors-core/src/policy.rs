@@ -311,6 +311,73 @@ impl CorsPolicy {
         crate::cross_origin::check(request, host, |_| false)
     }
 
+    /// The origin decision of a WebSocket handshake: `Ok` for a request that is not an HTTP/1.1
+    /// WebSocket upgrade ([`CorsRequest::is_websocket_upgrade`]); for one that is, the
+    /// decision of [`websocket_handshake`](Self::websocket_handshake), whose refusal should be
+    /// answered `403 Forbidden` instead of upgrading.
+    pub fn websocket<'a>(
+        &self,
+        request: &CorsRequest<'a>,
+        host: Option<&[u8]>,
+    ) -> Result<(), Refusal<'a>> {
+        if !request.is_websocket_upgrade() {
+            return Ok(());
+        }
+        self.websocket_handshake(request, host)
+    }
+
+    /// Whether the origin of a WebSocket handshake may open it. Browsers let any page open a
+    /// WebSocket to any server with the user's cookies, and CORS does not apply: the server
+    /// must check `Origin` itself, or any site can act in the user's name over the socket
+    /// (cross-site WebSocket hijacking). For a handshake the caller recognised: an HTTP/1.1
+    /// upgrade ([`CorsRequest::is_websocket_upgrade`], or call [`websocket`](Self::websocket)),
+    /// or an HTTP/2 extended `CONNECT` with `:protocol` `websocket` (RFC 8441).
+    ///
+    /// Passes: a handshake without `Origin` (not a browser); any handshake under
+    /// [`AllowOrigin::any()`](crate::AllowOrigin::any), as the policy allows every origin; an
+    /// `Origin` naming `host` (the request's `Host` or HTTP/2 authority, compared as
+    /// [`cross_origin`](Self::cross_origin) does: same origin, so no hijacking; `None` skips
+    /// this); an origin the policy allows, as it would grant it on an actual request (an
+    /// asynchronous rule needs its answer first, [`CorsRequest::with_origin_answer`]).
+    /// Refused, with the reason an actual request would get: any other origin, `null` without
+    /// [`allow_null_origin(true)`](CorsOptions::allow_null_origin), several `Origin` lines.
+    ///
+    /// ```
+    /// use cors_axum_core::{CorsOptions, CorsPolicy, CorsRequest, Refusal};
+    /// use http::{HeaderMap, HeaderValue, Method};
+    ///
+    /// let policy = CorsPolicy::from_options(&CorsOptions::new().origin("https://app.example"))?;
+    /// let mut headers = HeaderMap::new();
+    /// headers.insert("upgrade", HeaderValue::from_static("websocket"));
+    /// headers.insert("connection", HeaderValue::from_static("Upgrade"));
+    /// headers.insert("origin", HeaderValue::from_static("https://evil.example"));
+    /// let handshake = CorsRequest::new(&Method::GET, &headers);
+    /// let refusal = policy.websocket(&handshake, Some(b"api.example")).unwrap_err();
+    /// assert_eq!(refusal.to_string(), "origin `https://evil.example` is not allowed");
+    ///
+    /// headers.insert("origin", HeaderValue::from_static("https://app.example"));
+    /// assert_eq!(policy.websocket(&CorsRequest::new(&Method::GET, &headers), None), Ok(()));
+    /// # Ok::<(), cors_axum_core::CorsConfigError>(())
+    /// ```
+    pub fn websocket_handshake<'a>(
+        &self,
+        request: &CorsRequest<'a>,
+        host: Option<&[u8]>,
+    ) -> Result<(), Refusal<'a>> {
+        match request.origin_lines() {
+            Lines::Absent => Ok(()),
+            _ if self.any_origin => Ok(()),
+            Lines::Several => Err(Refusal::SeveralOrigins),
+            Lines::One(origin)
+                if host.is_some_and(|host| crate::origin::names_host(origin.as_bytes(), host)) =>
+            {
+                Ok(())
+            }
+            Lines::One(origin) if self.origin.allows(origin, request) => Ok(()),
+            Lines::One(origin) => Err(self.origin.refusal(origin, request)),
+        }
+    }
+
     /// Decides on a preflight ([`RequestKind::Preflight`]): granted, with the headers to answer
     /// with, or refused, with the reason. Nothing is written until
     /// [`PreflightDecision::write`].

@@ -344,6 +344,34 @@ fn cross_origin_allocates_nothing() {
     }
 }
 
+/// WebSocket handshakes are recognised and decided without allocating.
+fn websocket_allocates_nothing() {
+    for (name, policy) in static_policies() {
+        for (origin, allowed) in [
+            (origin_for(name), true),
+            (
+                HeaderValue::from_static("https://evil.example"),
+                name == "any origin",
+            ),
+        ] {
+            let mut request = HeaderMap::new();
+            request.insert("upgrade", HeaderValue::from_static("websocket"));
+            request.insert(
+                "connection",
+                HeaderValue::from_static("keep-alive, Upgrade"),
+            );
+            request.insert("origin", origin);
+            let mut decided = None;
+            let count = allocations(|| {
+                let request = CorsRequest::new(&Method::GET, &request);
+                decided = Some(policy.websocket(&request, Some(b"api.example")).is_ok());
+            });
+            assert_eq!(count, 0, "{name}");
+            assert_eq!(decided, Some(allowed), "{name}");
+        }
+    }
+}
+
 #[test]
 fn static_policies_allocate_nothing_per_request() {
     assert!(
@@ -356,4 +384,5 @@ fn static_policies_allocate_nothing_per_request() {
     actual_allocates_nothing();
     non_cors_allocates_nothing();
     cross_origin_allocates_nothing();
+    websocket_allocates_nothing();
 }
