@@ -143,8 +143,8 @@ async fn a_failed_origin_lookup_logs_its_reason() {
     assert_eq!(
         captured.take(),
         [format!(
-            "DEBUG cors_axum: CORS request refused: the origin could not be decided: database \
-             unavailable route=\"/\" method=GET origin={ALLOWED}"
+            "DEBUG cors_axum: CORS request refused: the origin could not be decided: `database \
+             unavailable` route=\"/\" method=GET origin={ALLOWED}"
         )]
     );
 }

@@ -5,10 +5,10 @@ use http::header::{
 };
 use http::{HeaderMap, HeaderValue};
 
-use crate::Refusal;
-use crate::policy::{STAR, TRUE};
 use std::sync::Arc;
 
+use crate::Refusal;
+use crate::values::{STAR, TRUE};
 use crate::vary::{VARY_ORIGIN, VaryNames};
 
 /// Whether an actual response is credentialed: known only once the handler has run.

@@ -262,10 +262,12 @@ impl<'de> serde::Deserialize<'de> for AllowHeaders {
     /// `"*"` (any), `"mirror"`, one header name, or a list of header names.
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         Ok(
-            match crate::options::StringOrList::deserialize(deserializer)? {
-                crate::options::StringOrList::String(s) if s == "mirror" => Self::mirror_request(),
-                crate::options::StringOrList::String(s) => Self::from(s),
-                crate::options::StringOrList::List(list) => Self::list(list),
+            match crate::string_or_list::StringOrList::deserialize(deserializer)? {
+                crate::string_or_list::StringOrList::String(s) if s == "mirror" => {
+                    Self::mirror_request()
+                }
+                crate::string_or_list::StringOrList::String(s) => Self::from(s),
+                crate::string_or_list::StringOrList::List(list) => Self::list(list),
             },
         )
     }

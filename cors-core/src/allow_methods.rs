@@ -292,11 +292,13 @@ impl<'de> serde::Deserialize<'de> for AllowMethods {
     /// `"*"` (any), `"mirror"`, `"route"`, one method, or a list of methods.
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         Ok(
-            match crate::options::StringOrList::deserialize(deserializer)? {
-                crate::options::StringOrList::String(s) if s == "mirror" => Self::mirror_request(),
-                crate::options::StringOrList::String(s) if s == "route" => Self::route(),
-                crate::options::StringOrList::String(s) => Self::from(s),
-                crate::options::StringOrList::List(list) => Self::list(list),
+            match crate::string_or_list::StringOrList::deserialize(deserializer)? {
+                crate::string_or_list::StringOrList::String(s) if s == "mirror" => {
+                    Self::mirror_request()
+                }
+                crate::string_or_list::StringOrList::String(s) if s == "route" => Self::route(),
+                crate::string_or_list::StringOrList::String(s) => Self::from(s),
+                crate::string_or_list::StringOrList::List(list) => Self::list(list),
             },
         )
     }

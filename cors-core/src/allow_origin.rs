@@ -9,8 +9,10 @@ use std::time::Duration;
 use http::{HeaderMap, HeaderName, HeaderValue, Method, Uri};
 
 use crate::origin::{
-    OriginConfigError, OriginSet, OriginSyntaxError, parse_configured, parse_request,
+    ConfiguredOrigin, OriginConfigError, OriginSet, OriginSyntaxError, parse_configured,
+    parse_request,
 };
+use crate::public_suffix::{self, OwnedSuffixes};
 
 use crate::request::OriginAnswer;
 use crate::{CorsConfigError, CorsRequest, Refusal};
@@ -69,7 +71,13 @@ impl fmt::Debug for OriginLookup {
 /// slash, a query, user information or a bad port is an error.
 ///
 /// Patterns such as `https://*.example.com` allow every subdomain (one or more labels) of
-/// `example.com` with that scheme and port, but not `https://example.com` itself.
+/// `example.com` with that scheme and port, but not `https://example.com` itself. A port
+/// wildcard, as in `http://localhost:*`, allows every port written in the origin, with that
+/// scheme and host: `http://localhost:5173`, not `http://localhost` (a browser's origin for port
+/// 80, which it leaves out; list it too if needed), not `https://localhost:5173`, not
+/// `http://localhost.evil.test:5173`. Both together, `https://*.example.com:*`, allow every
+/// subdomain on every explicit port. `*` stands only for the whole leftmost label of the host
+/// or for the whole port; anything else is a configuration error.
 ///
 /// `null` may be listed only together with
 /// [`CorsOptions::allow_null_origin(true)`](crate::CorsOptions::allow_null_origin).
@@ -80,6 +88,7 @@ impl fmt::Debug for OriginLookup {
 /// let _ = AllowOrigin::any();
 /// let _ = AllowOrigin::exact("https://example.com");
 /// let _ = AllowOrigin::list(["https://example.com", "https://*.example.com"]);
+/// let _ = AllowOrigin::list(["http://localhost:*", "https://*.example.com:*"]);
 /// let _ = AllowOrigin::predicate(|origin| origin.as_bytes().ends_with(b".localhost:3000"));
 /// let _: AllowOrigin = "*".into(); // the same as `any()`
 /// ```
@@ -253,7 +262,11 @@ impl AllowOrigin {
         OriginSpec::Mirror.into()
     }
 
-    pub(crate) fn compile(&self, allow_null: bool) -> Result<CompiledOrigin, CorsConfigError> {
+    pub(crate) fn compile(
+        &self,
+        checks: &OriginChecks<'_>,
+    ) -> Result<CompiledOrigin, CorsConfigError> {
+        let allow_null = checks.allow_null;
         let mut varying_on = Vec::with_capacity(self.varying_on.len());
         for name in &self.varying_on {
             let parsed = HeaderName::from_bytes(name.as_bytes()).map_err(|_| {
@@ -291,7 +304,10 @@ impl AllowOrigin {
                         }
                         continue;
                     }
-                    set.insert(parse_configured(origin).map_err(|e| origin_error(origin, e))?);
+                    let configured =
+                        parse_configured(origin).map_err(|e| origin_error(origin, e))?;
+                    checks.check(origin, &configured)?;
+                    set.insert(configured);
                 }
                 OriginRule::Set(set)
             }
@@ -302,6 +318,71 @@ impl AllowOrigin {
             varying_on,
         })
     }
+}
+
+/// What else decides whether a configured origin may be allowed: other options.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct OriginChecks<'a> {
+    /// [`CorsOptions::allow_null_origin`](crate::CorsOptions::allow_null_origin).
+    pub(crate) allow_null: bool,
+    /// [`CorsOptions::owned_public_suffixes`](crate::CorsOptions::owned_public_suffixes).
+    pub(crate) owned_suffixes: &'a OwnedSuffixes,
+    /// Whether plain-HTTP origins may be allowed, given the credentials option.
+    pub(crate) credentials_to_insecure: CredentialsToInsecure,
+}
+
+/// Whether a plain-HTTP origin that is not loopback may be allowed, given
+/// [`CorsOptions::credentials`](crate::CorsOptions::credentials) and
+/// [`CorsOptions::dangerously_allow_insecure_origins`](crate::CorsOptions::dangerously_allow_insecure_origins).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum CredentialsToInsecure {
+    /// No credentials: nothing to protect.
+    NoCredentials,
+    /// Credentials, and plain-HTTP origins refused.
+    Refused,
+    /// Credentials, and plain-HTTP origins allowed deliberately.
+    Tolerated,
+}
+
+impl OriginChecks<'_> {
+    /// Refuses a plain-HTTP origin with credentials unless tolerated, and a pattern over a
+    /// public suffix that the user does not own.
+    fn check(&self, origin: &str, configured: &ConfiguredOrigin) -> Result<(), CorsConfigError> {
+        if self.credentials_to_insecure == CredentialsToInsecure::Refused
+            && configured.is_insecure()
+        {
+            return Err(insecure_error(origin));
+        }
+        let ConfiguredOrigin::Pattern(pattern) = configured else {
+            return Ok(());
+        };
+        let refused = pattern
+            .subdomains_of()
+            .and_then(|domain| public_suffix::refused_pattern(origin, domain, self.owned_suffixes));
+        match refused {
+            Some(message) => Err(CorsConfigError::new("origin", Some(origin), message)),
+            None => Ok(()),
+        }
+    }
+}
+
+fn insecure_error(origin: &str) -> CorsConfigError {
+    let secure = match origin.get(..7) {
+        Some(scheme) if scheme.eq_ignore_ascii_case("http://") => {
+            format!("https://{}", &origin[7..])
+        }
+        _ => origin.to_owned(),
+    };
+    CorsConfigError::new(
+        "origin",
+        Some(origin),
+        format!(
+            "`{origin}` is plain HTTP and `credentials(true)` shares credentialed responses with it: a \
+             network attacker can impersonate a plain-HTTP origin and read them. Allow `{secure}` \
+             instead (plain HTTP is accepted on loopback: `localhost`, `*.localhost`, `127.0.0.0/8`, \
+             `[::1]`), or accept the risk with `dangerously_allow_insecure_origins(true)`"
+        ),
+    )
 }
 
 fn null_error() -> CorsConfigError {
@@ -369,15 +450,19 @@ fn origin_error(origin: &str, error: OriginConfigError) -> CorsConfigError {
             crate::origin::MAX_ORIGIN_LEN
         ),
         OriginConfigError::SeveralWildcards => format!(
-            "`{origin}` has more than one `*`; only the whole leftmost label of the host may be `*`, \
-             e.g. `https://*.example.com`"
+            "`{origin}` has more than one `*` in its host; only the whole leftmost label of the host may \
+             be `*`, e.g. `https://*.example.com`"
         ),
         OriginConfigError::WildcardNotLeftmostLabel => format!(
             "`{origin}`: `*` must be the whole leftmost label of the host, e.g. `https://*.example.com`"
         ),
-        OriginConfigError::WildcardOverTopLevel => format!(
-            "`{origin}` would match every site under a top-level domain; put `*` over a domain you control, \
-             e.g. `https://*.example.com`"
+        OriginConfigError::WildcardOverAddress => format!(
+            "`{origin}`: an IP address has no subdomains; `*` goes over a domain name, e.g. \
+             `https://*.example.com`"
+        ),
+        OriginConfigError::WildcardInPort => format!(
+            "`{origin}`: `*` in a port stands for the whole port, any port, e.g. `http://localhost:*`; \
+             list the ports otherwise, e.g. `http://localhost:5173`"
         ),
     };
     CorsConfigError::new("origin", Some(origin), message)
@@ -466,10 +551,12 @@ impl<'de> serde::Deserialize<'de> for AllowOrigin {
     /// list of origins and patterns.
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         Ok(
-            match crate::options::StringOrList::deserialize(deserializer)? {
-                crate::options::StringOrList::String(s) if s == "mirror" => Self::mirror_request(),
-                crate::options::StringOrList::String(s) => Self::from(s),
-                crate::options::StringOrList::List(list) => Self::list(list),
+            match crate::string_or_list::StringOrList::deserialize(deserializer)? {
+                crate::string_or_list::StringOrList::String(s) if s == "mirror" => {
+                    Self::mirror_request()
+                }
+                crate::string_or_list::StringOrList::String(s) => Self::from(s),
+                crate::string_or_list::StringOrList::List(list) => Self::list(list),
             },
         )
     }
@@ -593,9 +680,18 @@ impl fmt::Debug for CompiledOrigin {
 mod tests {
     use super::*;
 
+    fn checks(allow_null: bool) -> OriginChecks<'static> {
+        static NONE_OWNED: OwnedSuffixes = OwnedSuffixes::NONE;
+        OriginChecks {
+            allow_null,
+            owned_suffixes: &NONE_OWNED,
+            credentials_to_insecure: CredentialsToInsecure::NoCredentials,
+        }
+    }
+
     fn err(origin: &str) -> String {
         AllowOrigin::exact(origin)
-            .compile(false)
+            .compile(&checks(false))
             .unwrap_err()
             .to_string()
     }
@@ -621,13 +717,15 @@ mod tests {
 
     #[test]
     fn null_needs_opt_in() {
-        assert!(AllowOrigin::list(["null"]).compile(false).is_err());
-        assert!(AllowOrigin::list(["null"]).compile(true).is_ok());
+        assert!(AllowOrigin::list(["null"]).compile(&checks(false)).is_err());
+        assert!(AllowOrigin::list(["null"]).compile(&checks(true)).is_ok());
     }
 
     #[test]
     fn refusals_name_the_reason() {
-        let set = AllowOrigin::list(["https://a.com"]).compile(false).unwrap();
+        let set = AllowOrigin::list(["https://a.com"])
+            .compile(&checks(false))
+            .unwrap();
         let value = |s: &'static str| HeaderValue::from_static(s);
         let headers = http::HeaderMap::new();
         let request = CorsRequest::new(&http::Method::GET, &headers);
@@ -649,7 +747,9 @@ mod tests {
 
     #[test]
     fn mirror_is_not_an_origin_in_a_list() {
-        let err = AllowOrigin::list(["mirror"]).compile(false).unwrap_err();
+        let err = AllowOrigin::list(["mirror"])
+            .compile(&checks(false))
+            .unwrap_err();
         assert!(err.to_string().contains("alone, not in a list"), "{err}");
     }
 
@@ -662,7 +762,7 @@ mod tests {
         ));
         assert!(
             AllowOrigin::list(["https://a.com", "*"])
-                .compile(false)
+                .compile(&checks(false))
                 .is_err()
         );
     }

@@ -38,8 +38,8 @@ impl CorsConfigError {
     }
 
     /// The option at fault, spelled as in the serde configuration: `origin`, `methods`,
-    /// `allow_headers`, `expose_headers`, `credentials`, `max_age`, `allow_null_origin` or
-    /// `preflight_status`.
+    /// `allow_headers`, `expose_headers`, `credentials`, `max_age`, `allow_null_origin`,
+    /// `preflight_status`, `preflight_cache_control` or `owned_public_suffixes`.
     pub fn field(&self) -> &'static str {
         self.field
     }

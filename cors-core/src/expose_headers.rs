@@ -128,9 +128,9 @@ impl<'de> serde::Deserialize<'de> for ExposeHeaders {
     /// `"*"` (any), one header name, or a list of header names.
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         Ok(
-            match crate::options::StringOrList::deserialize(deserializer)? {
-                crate::options::StringOrList::String(s) => Self::from(s),
-                crate::options::StringOrList::List(list) => Self::list(list),
+            match crate::string_or_list::StringOrList::deserialize(deserializer)? {
+                crate::string_or_list::StringOrList::String(s) => Self::from(s),
+                crate::string_or_list::StringOrList::List(list) => Self::list(list),
             },
         )
     }

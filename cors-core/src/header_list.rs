@@ -25,23 +25,6 @@ pub(crate) enum HeaderListError<'a> {
     Refused(&'a [u8]),
 }
 
-impl<'a> From<HeaderListError<'a>> for crate::Refusal<'a> {
-    fn from(error: HeaderListError<'a>) -> Self {
-        match error {
-            HeaderListError::TooMany => crate::Refusal::TooManyRequestHeaders,
-            HeaderListError::TooLong => crate::Refusal::RequestHeadersTooLong,
-            HeaderListError::Refused(name) => match std::str::from_utf8(name) {
-                // A refused name is a token, so ASCII; the other arm only keeps this total.
-                Ok(name) => crate::Refusal::HeaderNotAllowed { name },
-                Err(_) => crate::Refusal::MalformedRequestHeaders { element: name },
-            },
-            HeaderListError::Malformed(element) => {
-                crate::Refusal::MalformedRequestHeaders { element }
-            }
-        }
-    }
-}
-
 /// What a successfully parsed list contained.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(crate) struct HeaderListSummary {

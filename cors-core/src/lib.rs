@@ -6,8 +6,11 @@ mod allow_headers;
 mod allow_methods;
 mod allow_origin;
 pub mod browser;
+mod cache_control;
+mod cross_origin;
 mod error;
 mod expose_headers;
+pub mod header;
 mod header_list;
 mod intern;
 mod max_age;
@@ -15,14 +18,19 @@ mod options;
 mod origin;
 mod policy;
 mod preflight;
+mod public_suffix;
 mod refusal;
 mod request;
+#[cfg(feature = "serde")]
+mod string_or_list;
+mod values;
 mod vary;
 
 pub use actual::{ActualDecision, ResponseCredentials};
 pub use allow_headers::AllowHeaders;
 pub use allow_methods::AllowMethods;
 pub use allow_origin::{AllowOrigin, BoxError, LookupFuture, OriginLookup, OriginQuery};
+pub use cache_control::PreflightCacheControl;
 pub use error::CorsConfigError;
 pub use expose_headers::ExposeHeaders;
 pub use max_age::MaxAge;
@@ -32,18 +40,3 @@ pub use preflight::PreflightDecision;
 pub use refusal::Refusal;
 pub use request::{CorsRequest, OriginAnswer, RequestKind};
 pub use vary::merge_vary;
-
-/// Header names the [`http`] crate does not define.
-pub mod header {
-    use http::HeaderName;
-
-    /// [`Access-Control-Request-Private-Network`](https://wicg.github.io/private-network-access/#headers):
-    /// sent by Chromium on preflights to a more private network.
-    pub const ACCESS_CONTROL_REQUEST_PRIVATE_NETWORK: HeaderName =
-        HeaderName::from_static("access-control-request-private-network");
-
-    /// [`Access-Control-Allow-Private-Network`](https://wicg.github.io/private-network-access/#headers):
-    /// `true` when [`CorsOptions::private_network`](crate::CorsOptions::private_network) is enabled.
-    pub const ACCESS_CONTROL_ALLOW_PRIVATE_NETWORK: HeaderName =
-        HeaderName::from_static("access-control-allow-private-network");
-}

@@ -282,23 +282,98 @@ impl ParsedOrigin<'_> {
     }
 }
 
-/// A wildcard-subdomain pattern, `scheme://*.domain[:port]`.
+/// Whether a request's `Origin` names the request's own host: its `host[:port]` equals `host`
+/// (a `Host` header value, or the URI authority of an HTTP/2 request), host case-insensitively,
+/// a port equal to the default of the origin's scheme (`:443` for `https`, `:80` for `http`)
+/// equal to none. The schemes are not compared: the server's own is often unknown, TLS
+/// ending at a proxy. `null` and malformed origins name no host.
+pub(crate) fn names_host(origin: &[u8], host: &[u8]) -> bool {
+    let Some(origin) = parse_request(origin) else {
+        return false;
+    };
+    let host_end = match host.first() {
+        Some(b'[') => match host.iter().position(|&b| b == b']') {
+            Some(close) => close + 1,
+            None => return false,
+        },
+        _ => host.iter().position(|&b| b == b':').unwrap_or(host.len()),
+    };
+    let (name, port) = host.split_at(host_end);
+    let port = match port.split_first() {
+        None => None,
+        Some((b':', digits)) if (1..=5).contains(&digits.len()) => {
+            if !digits.iter().all(u8::is_ascii_digit) {
+                return false;
+            }
+            let value = digits
+                .iter()
+                .fold(0u32, |n, &d| n * 10 + u32::from(d - b'0'));
+            let Ok(value) = u16::try_from(value) else {
+                return false;
+            };
+            (default_port(origin.scheme) != Some(value)).then_some(value)
+        }
+        Some(_) => return false,
+    };
+    origin.host.eq_ignore_ascii_case(name) && origin.port == port
+}
+
+/// A configured pattern: `scheme://*.domain[:port]` (every subdomain),
+/// `scheme://host:*` (every explicit port), or both, `scheme://*.domain:*`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct OriginPattern {
+    /// Lowercase.
     scheme: Box<[u8]>,
-    /// `.domain`, lowercase, with the leading dot.
-    suffix: Box<[u8]>,
-    port: Option<u16>,
+    host: HostPattern,
+    port: PortPattern,
+}
+
+/// The host of an [`OriginPattern`], lowercase.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum HostPattern {
+    /// This host only.
+    Exact(Box<[u8]>),
+    /// Every host that ends in `.domain`, one or more labels deep: holds `.domain`, with the
+    /// leading dot.
+    Subdomains(Box<[u8]>),
+}
+
+/// The port of an [`OriginPattern`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum PortPattern {
+    /// This port (`None`: the scheme's default, which browsers leave out).
+    Is(Option<u16>),
+    /// Any port written in the origin. Not the default port, which a browser never writes: an
+    /// origin without a port is not matched.
+    AnyExplicit,
 }
 
 impl OriginPattern {
+    /// The domain whose subdomains the pattern matches (`example.com` of
+    /// `https://*.example.com`), lowercase; `None` for a pattern of one host.
+    pub(crate) fn subdomains_of(&self) -> Option<&[u8]> {
+        match &self.host {
+            HostPattern::Subdomains(suffix) => suffix.get(1..),
+            HostPattern::Exact(_) => None,
+        }
+    }
+
     fn matches(&self, origin: &ParsedOrigin<'_>) -> bool {
-        origin.port == self.port
-            && origin.scheme.eq_ignore_ascii_case(&self.scheme)
-            // `parse` guarantees the host has no empty label, so a longer host ending in `.domain`
-            // has at least one whole label before the suffix.
-            && origin.host.len() > self.suffix.len()
-            && origin.host[origin.host.len() - self.suffix.len()..].eq_ignore_ascii_case(&self.suffix)
+        let port = match self.port {
+            PortPattern::Is(port) => origin.port == port,
+            PortPattern::AnyExplicit => origin.port.is_some(),
+        };
+        port && origin.scheme.eq_ignore_ascii_case(&self.scheme)
+            && match &self.host {
+                HostPattern::Exact(host) => origin.host.eq_ignore_ascii_case(host),
+                // `parse` guarantees the host has no empty label, so a longer host ending in
+                // `.domain` has at least one whole label before the suffix.
+                HostPattern::Subdomains(suffix) => {
+                    origin.host.len() > suffix.len()
+                        && origin.host[origin.host.len() - suffix.len()..]
+                            .eq_ignore_ascii_case(suffix)
+                }
+            }
     }
 }
 
@@ -308,7 +383,10 @@ pub(crate) enum OriginConfigError {
     Syntax(OriginSyntaxError),
     SeveralWildcards,
     WildcardNotLeftmostLabel,
-    WildcardOverTopLevel,
+    /// `*.` over an IPv6 address, which has no subdomains.
+    WildcardOverAddress,
+    /// A `*` in the port other than the whole port (`:8*`).
+    WildcardInPort,
 }
 
 /// A configured origin: exact or a wildcard pattern.
@@ -318,39 +396,115 @@ pub(crate) enum ConfiguredOrigin {
     Pattern(OriginPattern),
 }
 
+impl ConfiguredOrigin {
+    /// Whether it allows a plain-HTTP origin that is not on the loopback interface: one a
+    /// network attacker can impersonate.
+    pub(crate) fn is_insecure(&self) -> bool {
+        match self {
+            ConfiguredOrigin::Exact(origin) => {
+                parse(origin).is_ok_and(|o| o.scheme == b"http" && !is_loopback_host(o.host))
+            }
+            ConfiguredOrigin::Pattern(pattern) => {
+                *pattern.scheme == *b"http"
+                    && match &pattern.host {
+                        HostPattern::Exact(host) => !is_loopback_host(host),
+                        HostPattern::Subdomains(suffix) => !is_loopback_host(&suffix[1..]),
+                    }
+            }
+        }
+    }
+}
+
+/// Whether a host (lowercase) names the loopback interface: `localhost` and its subdomains
+/// (RFC 6761), an IPv4 address in `127.0.0.0/8`, or `[::1]`.
+pub(crate) fn is_loopback_host(host: &[u8]) -> bool {
+    if host == b"localhost" || host.ends_with(b".localhost") || host == b"[::1]" {
+        return true;
+    }
+    let mut octets = host.split(|&b| b == b'.');
+    let is_octet = |octet: &[u8]| {
+        (1..=3).contains(&octet.len())
+            && octet.iter().all(u8::is_ascii_digit)
+            && octet
+                .iter()
+                .fold(0u16, |n, &d| n * 10 + u16::from(d - b'0'))
+                <= 255
+    };
+    octets.next() == Some(b"127")
+        && (0..3).all(|_| octets.next().is_some_and(is_octet))
+        && octets.next().is_none()
+}
+
 /// Parses one configured origin or pattern.
 pub(crate) fn parse_configured(input: &str) -> Result<ConfiguredOrigin, OriginConfigError> {
-    let stars = input.bytes().filter(|&b| b == b'*').count();
-    if stars == 0 {
+    if !input.contains('*') {
         let parsed = parse(input.as_bytes()).map_err(OriginConfigError::Syntax)?;
         return parsed
             .to_normalized_vec()
             .map(ConfiguredOrigin::Exact)
             .ok_or(OriginConfigError::Syntax(OriginSyntaxError::TooLong));
     }
-    if stars > 1 {
-        return Err(OriginConfigError::SeveralWildcards);
-    }
     let sep = input
         .find("://")
         .ok_or(OriginConfigError::Syntax(OriginSyntaxError::NotAnOrigin))?;
     let (scheme, rest) = (&input[..sep], &input[sep + 3..]);
-    let Some(domain_and_port) = rest.strip_prefix("*.") else {
-        return Err(OriginConfigError::WildcardNotLeftmostLabel);
-    };
-    let without_star = format!("{scheme}://{domain_and_port}");
-    let parsed = parse(without_star.as_bytes()).map_err(OriginConfigError::Syntax)?;
-    if parsed.host.first() == Some(&b'[') || !parsed.host.contains(&b'.') {
-        return Err(OriginConfigError::WildcardOverTopLevel);
+    let (authority, tail) = rest.split_at(rest.find(['/', '?', '#']).unwrap_or(rest.len()));
+    let (host, port) = split_port(authority);
+    if port.is_some_and(|port| port.contains('*') && port != "*") {
+        return Err(OriginConfigError::WildcardInPort);
     }
-    let mut suffix = Vec::with_capacity(parsed.host.len() + 1);
-    suffix.push(b'.');
-    suffix.extend(parsed.host.iter().map(u8::to_ascii_lowercase));
+    let subdomains = match host.matches('*').count() {
+        0 => false,
+        1 => true,
+        _ => return Err(OriginConfigError::SeveralWildcards),
+    };
+    let base = if subdomains {
+        host.strip_prefix("*.")
+            .ok_or(OriginConfigError::WildcardNotLeftmostLabel)?
+    } else {
+        host
+    };
+    // What is left is an origin once a wildcard port is given a number, and is checked as one.
+    let port = match port {
+        Some("*") => ":1",
+        Some(_) => &authority[host.len()..],
+        None => "",
+    };
+    let probe = format!("{scheme}://{base}{port}{tail}");
+    let parsed = parse(probe.as_bytes()).map_err(OriginConfigError::Syntax)?;
+    let lowercase = |bytes: &[u8]| bytes.to_ascii_lowercase().into_boxed_slice();
+    let host = if subdomains {
+        if parsed.host.first() == Some(&b'[') {
+            return Err(OriginConfigError::WildcardOverAddress);
+        }
+        let mut suffix = Vec::with_capacity(parsed.host.len() + 1);
+        suffix.push(b'.');
+        suffix.extend(parsed.host.iter().map(u8::to_ascii_lowercase));
+        HostPattern::Subdomains(suffix.into_boxed_slice())
+    } else {
+        HostPattern::Exact(lowercase(parsed.host))
+    };
     Ok(ConfiguredOrigin::Pattern(OriginPattern {
-        scheme: parsed.scheme.to_ascii_lowercase().into_boxed_slice(),
-        suffix: suffix.into_boxed_slice(),
-        port: parsed.port,
+        scheme: lowercase(parsed.scheme),
+        host,
+        port: if authority.ends_with(":*") {
+            PortPattern::AnyExplicit
+        } else {
+            PortPattern::Is(parsed.port)
+        },
     }))
+}
+
+/// An authority's host and, after its last `:` (outside an IPv6 address's brackets), port.
+fn split_port(authority: &str) -> (&str, Option<&str>) {
+    let host_end = match (authority.find('['), authority.find(']')) {
+        (Some(open), Some(close)) if open < close => close + 1,
+        _ => authority.find(':').unwrap_or(authority.len()),
+    };
+    match authority[host_end..].strip_prefix(':') {
+        Some(port) => (&authority[..host_end], Some(port)),
+        None => (authority, None),
+    }
 }
 
 /// A fast multiplicative hash over 8-byte words, for short byte strings. The set it keys is
@@ -673,10 +827,7 @@ mod tests {
 
     #[test]
     fn patterns_match_whole_labels_only() {
-        let ConfiguredOrigin::Pattern(p) = parse_configured("https://*.Example.com").unwrap()
-        else {
-            panic!("expected a pattern");
-        };
+        let p = pattern("https://*.Example.com");
         let m = |s: &str| parse(s.as_bytes()).is_ok_and(|o| p.matches(&o));
         assert!(m("https://a.example.com"));
         assert!(m("https://a.b.example.com"));
@@ -687,6 +838,158 @@ mod tests {
         assert!(!m("https://aexample.com"));
         assert!(!m("http://a.example.com"));
         assert!(!m("https://a.example.com:8443"));
+    }
+
+    fn pattern(s: &str) -> OriginPattern {
+        match parse_configured(s) {
+            Ok(ConfiguredOrigin::Pattern(p)) => p,
+            other => panic!("{s}: expected a pattern, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn port_wildcards_match_every_explicit_port_of_that_scheme_and_host() {
+        let p = pattern("http://localhost:*");
+        let m = |s: &str| parse(s.as_bytes()).is_ok_and(|o| p.matches(&o));
+        assert!(m("http://localhost:5173"));
+        assert!(m("http://localhost:1"));
+        assert!(m("http://LOCALHOST:65535"));
+        assert!(
+            m("http://localhost:443"),
+            "443 is not the default port of http"
+        );
+        assert!(!m("http://localhost"), "no port: not matched");
+        assert!(
+            !m("http://localhost:80"),
+            "the default port is the origin without a port"
+        );
+        assert!(!m("https://localhost:5173"));
+        assert!(!m("ws://localhost:5173"));
+        assert!(!m("http://localhost.evil.test:5173"));
+        assert!(!m("http://evil-localhost:5173"));
+        assert!(!m("http://a.localhost:5173"));
+
+        let p = pattern("http://[::1]:*");
+        assert!(parse(b"http://[::1]:3000").is_ok_and(|o| p.matches(&o)));
+        assert!(parse(b"http://[::1]").is_ok_and(|o| !p.matches(&o)));
+        let p = pattern("https://127.0.0.1:*");
+        assert!(parse(b"https://127.0.0.1:8443").is_ok_and(|o| p.matches(&o)));
+        assert!(parse(b"https://127.0.0.1:443").is_ok_and(|o| !p.matches(&o)));
+    }
+
+    #[test]
+    fn both_wildcards_match_every_subdomain_on_every_explicit_port() {
+        let p = pattern("https://*.Example.com:*");
+        let m = |s: &str| parse(s.as_bytes()).is_ok_and(|o| p.matches(&o));
+        assert!(m("https://a.example.com:8443"));
+        assert!(m("https://a.b.example.com:1"));
+        assert!(!m("https://a.example.com"));
+        assert!(!m("https://example.com:8443"));
+        assert!(!m("http://a.example.com:8443"));
+        assert!(!m("https://a.example.com.evil.test:8443"));
+        assert!(!m("https://aexample.com:8443"));
+    }
+
+    #[test]
+    fn origins_name_their_host() {
+        let same = [
+            ("https://example.com", "example.com"),
+            ("https://example.com", "EXAMPLE.com"),
+            ("https://Example.com", "example.com"),
+            ("https://example.com", "example.com:443"),
+            ("http://example.com", "example.com:80"),
+            ("https://example.com:443", "example.com"),
+            // The scheme is not the server's: TLS may end at a proxy.
+            ("http://example.com", "example.com"),
+            ("https://example.com:8443", "example.com:8443"),
+            ("http://localhost:3000", "localhost:3000"),
+            ("http://[::1]:8080", "[::1]:8080"),
+            ("http://[::1]", "[::1]"),
+            ("https://[::1]", "[::1]:443"),
+        ];
+        for (origin, host) in same {
+            assert!(
+                names_host(origin.as_bytes(), host.as_bytes()),
+                "{origin} {host}"
+            );
+        }
+        let other = [
+            ("https://example.com", "example.com:8443"),
+            ("https://example.com:8443", "example.com"),
+            ("https://example.com", "example.com:80"),
+            ("http://example.com", "example.com:443"),
+            ("https://example.com", "www.example.com"),
+            ("https://example.com", "example.com."),
+            ("https://example.com", "example.com:"),
+            ("https://example.com", "example.com:44x"),
+            ("https://example.com", "example.com:443:443"),
+            ("https://example.com", "example.com:100000"),
+            ("https://example.com", "user@example.com"),
+            ("https://example.com", ""),
+            ("https://example.com.evil.test", "example.com"),
+            ("http://[::1]", "[::1"),
+            ("http://[::1]:8080", "[::1]8080"),
+            ("null", "null"),
+            ("https://example.com/", "example.com"),
+            ("example.com", "example.com"),
+        ];
+        for (origin, host) in other {
+            assert!(
+                !names_host(origin.as_bytes(), host.as_bytes()),
+                "{origin} {host}"
+            );
+        }
+    }
+
+    #[test]
+    fn loopback_hosts() {
+        for host in [
+            "localhost",
+            "app.localhost",
+            "a.b.localhost",
+            "127.0.0.1",
+            "127.1.2.3",
+            "127.255.255.255",
+            "[::1]",
+        ] {
+            assert!(is_loopback_host(host.as_bytes()), "{host}");
+        }
+        for host in [
+            "localhost.evil.test",
+            "evil-localhost",
+            "xlocalhost",
+            "127.0.0.1.evil.test",
+            "127.0.0",
+            "127.0.0.256",
+            "127.0.0.1.2",
+            "128.0.0.1",
+            "10.0.0.1",
+            "[::2]",
+            "[::ffff:127.0.0.1]",
+            "example.com",
+        ] {
+            assert!(!is_loopback_host(host.as_bytes()), "{host}");
+        }
+    }
+
+    #[test]
+    fn insecure_origins_are_plain_http_beyond_loopback() {
+        let insecure = |s: &str| parse_configured(s).unwrap().is_insecure();
+        assert!(insecure("http://example.com"));
+        assert!(insecure("HTTP://Example.com:8080"));
+        assert!(insecure("http://*.example.com"));
+        assert!(insecure("http://example.com:*"));
+        assert!(insecure("http://10.0.0.1:3000"));
+        assert!(insecure("http://localhost.evil.test"));
+        assert!(!insecure("https://example.com"));
+        assert!(!insecure("https://*.example.com:*"));
+        assert!(!insecure("http://localhost:3000"));
+        assert!(!insecure("http://LOCALHOST:*"));
+        assert!(!insecure("http://*.localhost"));
+        assert!(!insecure("http://app.localhost:5173"));
+        assert!(!insecure("http://127.0.0.1:8080"));
+        assert!(!insecure("http://[::1]:*"));
+        assert!(!insecure("ws://example.com"));
     }
 
     #[test]
@@ -708,14 +1011,45 @@ mod tests {
             parse_configured("https://*example.com"),
             Err(WildcardNotLeftmostLabel)
         );
-        assert_eq!(parse_configured("https://*.com"), Err(WildcardOverTopLevel));
         assert_eq!(
-            parse_configured("https://*.com:8080"),
-            Err(WildcardOverTopLevel)
+            parse_configured("https://*.[::1]"),
+            Err(WildcardOverAddress)
+        );
+        assert_eq!(
+            parse_configured("https://*.[::1]:*"),
+            Err(WildcardOverAddress)
         );
         assert_eq!(
             parse_configured("https://*.example.com/"),
             Err(Syntax(OriginSyntaxError::Path))
+        );
+        assert_eq!(parse_configured("http://localhost:8*"), Err(WildcardInPort));
+        assert_eq!(parse_configured("http://localhost:*8"), Err(WildcardInPort));
+        assert_eq!(parse_configured("http://localhost:**"), Err(WildcardInPort));
+        assert_eq!(parse_configured("http://[::1]:1*"), Err(WildcardInPort));
+        assert_eq!(
+            parse_configured("http://localhost:*/"),
+            Err(Syntax(OriginSyntaxError::Path))
+        );
+        assert_eq!(
+            parse_configured("http://localhost:*?a"),
+            Err(Syntax(OriginSyntaxError::QueryOrFragment))
+        );
+        assert_eq!(
+            parse_configured("http://local host:*"),
+            Err(Syntax(OriginSyntaxError::InvalidHost))
+        );
+        assert_eq!(
+            parse_configured("http://:*"),
+            Err(Syntax(OriginSyntaxError::EmptyHost))
+        );
+        assert_eq!(
+            parse_configured("*://localhost:*"),
+            Err(Syntax(OriginSyntaxError::NotAnOrigin))
+        );
+        assert_eq!(
+            parse_configured("https://*.*.example.com:*"),
+            Err(SeveralWildcards)
         );
     }
 }

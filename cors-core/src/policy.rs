@@ -5,19 +5,16 @@ use std::sync::Arc;
 use http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode};
 
 use crate::actual::{ActualDecision, Verdict};
-use crate::allow_headers::{CompiledHeaders, HeadersGrant};
 use crate::allow_methods::CompiledMethods;
-use crate::allow_origin::{CompiledOrigin, OriginLookup, OriginRule};
-use crate::header::{ACCESS_CONTROL_ALLOW_PRIVATE_NETWORK, ACCESS_CONTROL_REQUEST_PRIVATE_NETWORK};
-use crate::preflight::{PreflightDecision, PreflightGrant};
+use crate::allow_origin::{
+    CompiledOrigin, CredentialsToInsecure, OriginChecks, OriginLookup, OriginRule,
+};
+use crate::header::ACCESS_CONTROL_REQUEST_PRIVATE_NETWORK;
+use crate::preflight::{PreflightAnswer, PreflightDecision, PreflightGrant, PreflightParts};
+use crate::public_suffix::OwnedSuffixes;
 use crate::request::Lines;
 use crate::vary::{self, VaryNames};
 use crate::{CorsConfigError, CorsOptions, CorsRequest, Refusal, RejectedPreflight, RequestKind};
-
-/// `Access-Control-Allow-Origin: *`.
-pub(crate) const STAR: HeaderValue = HeaderValue::from_static("*");
-/// `true`, of `Access-Control-Allow-Credentials` and `-Allow-Private-Network`.
-pub(crate) const TRUE: HeaderValue = HeaderValue::from_static("true");
 
 /// Validated, precompiled CORS options: every header value is built once, so deciding on a
 /// request only compares bytes, and writing the answer clones prebuilt values.
@@ -67,23 +64,15 @@ pub struct CorsPolicy {
     any_origin: bool,
     credentials: bool,
     methods: CompiledMethods,
-    headers: CompiledHeaders,
     expose_headers: Option<HeaderValue>,
-    max_age: Option<HeaderValue>,
-    private_network: bool,
-    preflight_status: StatusCode,
-    pub(crate) rejected_status: StatusCode,
-    /// `Vary` of every preflight answer, granted or refused.
-    pub(crate) preflight_vary: VaryNames,
-    /// `Vary` of every other answer, CORS or not, when a request-aware origin decision reads
-    /// more than `Origin` (otherwise `Origin` unless any origin is allowed).
+    /// `Vary` of every other answer than a preflight's, CORS or not, when a request-aware
+    /// origin decision reads more than `Origin` (otherwise `Origin` unless any origin is
+    /// allowed).
     actual_vary: Option<Arc<VaryNames>>,
-    /// The headers of a granted preflight answer, prebuilt (see
-    /// [`PreflightDecision::write`]).
-    pub(crate) preflight_headers: HeaderMap,
-    /// Headers every preflight answer carries besides the CORS ones
-    /// ([`CorsPolicy::with_preflight_header`]).
-    pub(crate) preflight_extra: Vec<(HeaderName, HeaderValue)>,
+    /// Everything a preflight answer carries but what it takes from the request.
+    preflight: PreflightAnswer,
+    /// [`CorsOptions::protect_cross_origin`].
+    protect_cross_origin: bool,
 }
 
 /// Whether a preflight asks for private network access
@@ -142,53 +131,18 @@ impl CorsPolicy {
         route_methods: Option<&[Method]>,
     ) -> Result<CorsPolicy, CorsConfigError> {
         let credentials = options.credentials.unwrap_or(false);
-        let allow_null = options.allow_null_origin.unwrap_or(false);
-        let origin = options
-            .origin
-            .clone()
-            .unwrap_or_default()
-            .compile(allow_null)?;
+        let origin = compile_origin(options, credentials)?;
         let any_origin = matches!(origin.rule, OriginRule::Any);
-        if credentials && any_origin {
-            return Err(CorsConfigError::new(
-                "credentials",
-                Some("true"),
-                "`credentials(true)` cannot be combined with any origin (`*`): browsers refuse \
-                 `Access-Control-Allow-Origin: *` on credentialed requests. List the allowed origins, or use \
-                 `AllowOrigin::mirror_request()` to reflect every origin deliberately"
-                    .to_owned(),
-            ));
-        }
         let methods = options
             .methods
             .clone()
             .unwrap_or_default()
             .compile(route_methods, credentials)?;
-        let headers = options
-            .allow_headers
-            .clone()
-            .unwrap_or_default()
-            .compile(credentials)?;
         let expose_headers = options
             .expose_headers
             .clone()
             .unwrap_or_default()
             .compile(credentials)?;
-        let max_age = options.max_age.map(crate::MaxAge::compile).transpose()?;
-        let private_network = options.private_network.unwrap_or(false);
-        let preflight_status = options.preflight_status.unwrap_or_default().compile()?;
-        let rejected_status = match options.rejected_preflight.unwrap_or_default() {
-            RejectedPreflight::NoCorsHeaders => preflight_status,
-            RejectedPreflight::Forbidden => StatusCode::FORBIDDEN,
-        };
-        // Every preflight answer depends on the three request headers of a preflight: each can
-        // make it refused (a method or header not allowed or malformed, private network access
-        // not enabled). A cache that stored one answer must not reuse it for another value.
-        let mut preflight_vary =
-            vary::REQUEST_METHOD | vary::REQUEST_HEADERS | vary::REQUEST_PRIVATE_NETWORK;
-        if !any_origin {
-            preflight_vary |= vary::ORIGIN;
-        }
         let actual_vary = if origin.varying_on.is_empty() {
             None
         } else {
@@ -198,26 +152,17 @@ impl CorsPolicy {
             )
             .map(Arc::new)
         };
-        let preflight_vary = VaryNames::with_extra(preflight_vary, &origin.varying_on)
-            .expect("the set names `Vary` headers");
-        let mut policy = CorsPolicy {
+        let preflight = compile_preflight(options, &origin, &methods, credentials)?;
+        Ok(CorsPolicy {
             origin,
             any_origin,
             credentials,
             methods,
-            headers,
             expose_headers,
-            max_age,
-            private_network,
-            preflight_status,
-            rejected_status,
-            preflight_vary,
             actual_vary,
-            preflight_headers: HeaderMap::new(),
-            preflight_extra: Vec::new(),
-        };
-        policy.preflight_headers = policy.prebuilt_preflight();
-        Ok(policy)
+            preflight,
+            protect_cross_origin: options.protect_cross_origin.unwrap_or(false),
+        })
     }
 
     /// Whether the origin policy is [`AllowOrigin::any()`](crate::AllowOrigin::any) (the `*` policy).
@@ -238,7 +183,7 @@ impl CorsPolicy {
 
     /// The status of a granted preflight answer.
     pub fn preflight_status(&self) -> StatusCode {
-        self.preflight_status
+        self.preflight.parts.status
     }
 
     /// Adds a header to every preflight answer, granted or refused, written with the CORS
@@ -264,16 +209,8 @@ impl CorsPolicy {
     /// # Ok::<(), cors_axum_core::CorsConfigError>(())
     /// ```
     pub fn with_preflight_header(mut self, name: HeaderName, value: HeaderValue) -> Self {
-        self.preflight_extra.push((name, value));
-        self.preflight_headers = self.prebuilt_preflight();
+        self.preflight.add_header(name, value);
         self
-    }
-
-    /// Writes the headers of [`with_preflight_header`](Self::with_preflight_header).
-    pub(crate) fn write_preflight_extra(&self, response: &mut HeaderMap) {
-        for (name, value) in &self.preflight_extra {
-            response.insert(name.clone(), value.clone());
-        }
     }
 
     /// The asynchronous origin decision to make before deciding on `request`, when the origin is
@@ -292,6 +229,155 @@ impl CorsPolicy {
         self.origin.is_async()
     }
 
+    /// Whether cross-origin protection is on
+    /// ([`CorsOptions::protect_cross_origin(true)`](CorsOptions::protect_cross_origin)).
+    pub fn protects_cross_origin(&self) -> bool {
+        self.protect_cross_origin
+    }
+
+    /// Cross-origin protection: whether `request` may go on to the handler. `Ok` when protection
+    /// is off ([`protects_cross_origin`](Self::protects_cross_origin)); otherwise a refused
+    /// request should be answered `403 Forbidden` before any guard or handler runs, and
+    /// logged with the [`Refusal`]. `host` is the request's `Host` header value, or for HTTP/2
+    /// its URI authority.
+    ///
+    /// The rule (Go 1.25's `http.CrossOriginProtection`, the trusted origins being the CORS
+    /// policy's):
+    ///
+    /// 1. `GET`, `HEAD` and `OPTIONS` pass: safe methods, which must change nothing (preflights
+    ///    are `OPTIONS`).
+    /// 2. `Sec-Fetch-Site: same-origin` or `none` (the user's own navigation) passes. Any other
+    ///    value (`cross-site`, `same-site`, an unknown value, several lines) is refused with
+    ///    [`Refusal::CrossSiteRequest`] unless the origin is trusted.
+    /// 3. Without `Sec-Fetch-Site` (an older browser, or not a browser): no `Origin` passes;
+    ///    an `Origin` whose `host[:port]` is `host` passes (host case-insensitively, a default
+    ///    port equal to none, the scheme not compared since TLS often ends at a proxy); any
+    ///    other is refused with [`Refusal::CrossOriginRequest`] unless trusted.
+    ///
+    /// An origin is trusted when the CORS policy allows it, as it would grant it on an actual
+    /// request: a listed origin, a matching pattern, a predicate or request predicate that
+    /// says yes, an asynchronous decision already answered `Allowed`
+    /// ([`CorsRequest::with_origin_answer`]: make the [lookup](Self::origin_lookup) first).
+    /// [`AllowOrigin::mirror_request()`](crate::AllowOrigin::mirror_request) trusts every
+    /// well-formed origin. [`AllowOrigin::any()`](crate::AllowOrigin::any) trusts **none**:
+    /// `*` lets any site read public answers, not send unsafe requests in a user's name.
+    /// `null` is trusted only with
+    /// [`allow_null_origin(true)`](CorsOptions::allow_null_origin).
+    ///
+    /// Cheap: a safe method is one comparison; an unsafe one looks up two headers, without
+    /// allocating (unless a predicate of the policy does).
+    ///
+    /// ```
+    /// use cors_axum_core::{CorsOptions, CorsPolicy, CorsRequest, Refusal};
+    /// use http::{HeaderMap, HeaderValue, Method};
+    ///
+    /// let policy = CorsPolicy::from_options(
+    ///     &CorsOptions::new().origin("https://app.example").protect_cross_origin(true),
+    /// )?;
+    /// let mut headers = HeaderMap::new();
+    /// headers.insert("sec-fetch-site", HeaderValue::from_static("cross-site"));
+    /// headers.insert("origin", HeaderValue::from_static("https://evil.example"));
+    /// let post = CorsRequest::new(&Method::POST, &headers);
+    /// let host = Some(&b"api.example"[..]);
+    /// assert!(matches!(policy.cross_origin(&post, host), Err(Refusal::CrossSiteRequest { .. })));
+    /// assert_eq!(policy.cross_origin(&CorsRequest::new(&Method::GET, &headers), host), Ok(()));
+    ///
+    /// headers.insert("origin", HeaderValue::from_static("https://app.example"));
+    /// assert_eq!(policy.cross_origin(&CorsRequest::new(&Method::POST, &headers), host), Ok(()));
+    /// # Ok::<(), cors_axum_core::CorsConfigError>(())
+    /// ```
+    pub fn cross_origin<'a>(
+        &self,
+        request: &CorsRequest<'a>,
+        host: Option<&[u8]>,
+    ) -> Result<(), Refusal<'a>> {
+        if !self.protect_cross_origin {
+            return Ok(());
+        }
+        crate::cross_origin::check(request, host, |origin| {
+            !self.any_origin && self.origin.allows(origin, request)
+        })
+    }
+
+    /// Cross-origin protection where CORS is switched off
+    /// ([`CorsOptions::enabled(false)`](CorsOptions::enabled)) but
+    /// [`protect_cross_origin(true)`](CorsOptions::protect_cross_origin) is on: the rule of
+    /// [`cross_origin`](Self::cross_origin), trusting no origin, so only same-origin unsafe
+    /// requests (and those of clients that are not browsers) pass.
+    pub fn cross_origin_trusting_none<'a>(
+        request: &CorsRequest<'a>,
+        host: Option<&[u8]>,
+    ) -> Result<(), Refusal<'a>> {
+        crate::cross_origin::check(request, host, |_| false)
+    }
+
+    /// The origin decision of a WebSocket handshake: `Ok` for a request that is not an HTTP/1.1
+    /// WebSocket upgrade ([`CorsRequest::is_websocket_upgrade`]); for one that is, the
+    /// decision of [`websocket_handshake`](Self::websocket_handshake), whose refusal should be
+    /// answered `403 Forbidden` instead of upgrading.
+    pub fn websocket<'a>(
+        &self,
+        request: &CorsRequest<'a>,
+        host: Option<&[u8]>,
+    ) -> Result<(), Refusal<'a>> {
+        if !request.is_websocket_upgrade() {
+            return Ok(());
+        }
+        self.websocket_handshake(request, host)
+    }
+
+    /// Whether the origin of a WebSocket handshake may open it. Browsers let any page open a
+    /// WebSocket to any server with the user's cookies, and CORS does not apply: the server
+    /// must check `Origin` itself, or any site can act in the user's name over the socket
+    /// (cross-site WebSocket hijacking). For a handshake the caller recognised: an HTTP/1.1
+    /// upgrade ([`CorsRequest::is_websocket_upgrade`], or call [`websocket`](Self::websocket)),
+    /// or an HTTP/2 extended `CONNECT` with `:protocol` `websocket` (RFC 8441).
+    ///
+    /// Passes: a handshake without `Origin` (not a browser); any handshake under
+    /// [`AllowOrigin::any()`](crate::AllowOrigin::any), as the policy allows every origin; an
+    /// `Origin` naming `host` (the request's `Host` or HTTP/2 authority, compared as
+    /// [`cross_origin`](Self::cross_origin) does: same origin, so no hijacking; `None` skips
+    /// this); an origin the policy allows, as it would grant it on an actual request (an
+    /// asynchronous rule needs its answer first, [`CorsRequest::with_origin_answer`]).
+    /// Refused, with the reason an actual request would get: any other origin, `null` without
+    /// [`allow_null_origin(true)`](CorsOptions::allow_null_origin), several `Origin` lines.
+    ///
+    /// ```
+    /// use cors_axum_core::{CorsOptions, CorsPolicy, CorsRequest, Refusal};
+    /// use http::{HeaderMap, HeaderValue, Method};
+    ///
+    /// let policy = CorsPolicy::from_options(&CorsOptions::new().origin("https://app.example"))?;
+    /// let mut headers = HeaderMap::new();
+    /// headers.insert("upgrade", HeaderValue::from_static("websocket"));
+    /// headers.insert("connection", HeaderValue::from_static("Upgrade"));
+    /// headers.insert("origin", HeaderValue::from_static("https://evil.example"));
+    /// let handshake = CorsRequest::new(&Method::GET, &headers);
+    /// let refusal = policy.websocket(&handshake, Some(b"api.example")).unwrap_err();
+    /// assert_eq!(refusal.to_string(), "origin `https://evil.example` is not allowed");
+    ///
+    /// headers.insert("origin", HeaderValue::from_static("https://app.example"));
+    /// assert_eq!(policy.websocket(&CorsRequest::new(&Method::GET, &headers), None), Ok(()));
+    /// # Ok::<(), cors_axum_core::CorsConfigError>(())
+    /// ```
+    pub fn websocket_handshake<'a>(
+        &self,
+        request: &CorsRequest<'a>,
+        host: Option<&[u8]>,
+    ) -> Result<(), Refusal<'a>> {
+        match request.origin_lines() {
+            Lines::Absent => Ok(()),
+            _ if self.any_origin => Ok(()),
+            Lines::Several => Err(Refusal::SeveralOrigins),
+            Lines::One(origin)
+                if host.is_some_and(|host| crate::origin::names_host(origin.as_bytes(), host)) =>
+            {
+                Ok(())
+            }
+            Lines::One(origin) if self.origin.allows(origin, request) => Ok(()),
+            Lines::One(origin) => Err(self.origin.refusal(origin, request)),
+        }
+    }
+
     /// Decides on a preflight ([`RequestKind::Preflight`]): granted, with the headers to answer
     /// with, or refused, with the reason. Nothing is written until
     /// [`PreflightDecision::write`].
@@ -303,7 +389,7 @@ impl CorsPolicy {
     /// preflight is refused with [`Refusal::NotPreflight`].
     #[inline]
     pub fn preflight<'a>(&'a self, request: &CorsRequest<'a>) -> PreflightDecision<'a> {
-        PreflightDecision::new(self, self.decide_preflight(request))
+        PreflightDecision::new(&self.preflight, self.decide_preflight(request))
     }
 
     fn decide_preflight<'a>(
@@ -326,9 +412,13 @@ impl CorsPolicy {
             Lines::Absent => return Err(Refusal::NotPreflight),
         };
         let method = self.methods.check(requested_method)?;
-        let headers = self.headers.check(request.requested_headers())?;
+        let headers = self
+            .preflight
+            .parts
+            .headers
+            .check(request.requested_headers())?;
         let private_network = requests_private_network(request.headers());
-        if private_network && !self.private_network {
+        if private_network && !self.preflight.parts.private_network {
             return Err(Refusal::PrivateNetworkNotEnabled);
         }
         Ok(PreflightGrant {
@@ -378,69 +468,81 @@ impl CorsPolicy {
             },
         }
     }
+}
 
-    /// Inserts the headers of a granted preflight, `Vary` included: the one place that says what
-    /// such an answer carries, for a response map and for the prebuilt answer alike.
-    pub(crate) fn insert_preflight(&self, grant: PreflightGrant, response: &mut HeaderMap) {
-        use http::header::{
-            ACCESS_CONTROL_ALLOW_CREDENTIALS, ACCESS_CONTROL_ALLOW_HEADERS,
-            ACCESS_CONTROL_ALLOW_METHODS, ACCESS_CONTROL_ALLOW_ORIGIN, ACCESS_CONTROL_MAX_AGE,
-        };
-        let PreflightGrant {
-            origin,
-            method,
-            headers,
-            private_network,
-        } = grant;
-        response.insert(ACCESS_CONTROL_ALLOW_ORIGIN, origin.unwrap_or(STAR));
-        if self.credentials {
-            response.insert(ACCESS_CONTROL_ALLOW_CREDENTIALS, TRUE);
-        }
-        if let Some(methods) = method.or_else(|| self.methods.fixed_value()) {
-            response.insert(ACCESS_CONTROL_ALLOW_METHODS, methods);
-        }
-        if let Some(headers) = self.headers.value(headers) {
-            response.insert(ACCESS_CONTROL_ALLOW_HEADERS, headers);
-        }
-        if let Some(max_age) = &self.max_age {
-            response.insert(ACCESS_CONTROL_MAX_AGE, max_age.clone());
-        }
-        if private_network {
-            response.insert(ACCESS_CONTROL_ALLOW_PRIVATE_NETWORK, TRUE);
-        }
-        self.preflight_vary.apply(response);
-        self.write_preflight_extra(response);
-    }
-
-    /// The `Access-Control-Allow-Headers` value of a grant.
-    pub(crate) fn allow_headers_value(&self, grant: HeadersGrant) -> Option<HeaderValue> {
-        self.headers.value(grant)
-    }
-
-    /// Whether private network access is enabled.
-    pub(crate) fn allows_private_network(&self) -> bool {
-        self.private_network
-    }
-
-    /// The headers of a granted preflight answer, built once: every value that does not depend
-    /// on the request, and a placeholder where one does (which
-    /// [`PreflightDecision::write`] always replaces or removes). `-Allow-Private-Network` is
-    /// there when enabled, and removed from an answer that does not grant it, so that the map
-    /// never grows.
-    fn prebuilt_preflight(&self) -> HeaderMap {
-        let placeholder = HeaderValue::from_static("");
-        let grant = PreflightGrant {
-            origin: (!self.any_origin).then(|| placeholder.clone()),
-            method: self.methods.is_mirror().then(|| placeholder.clone()),
-            headers: if self.headers.echoes_request() {
-                HeadersGrant::Echo(placeholder)
-            } else {
-                HeadersGrant::List
+/// The origin option, checked against the others it depends on.
+fn compile_origin(
+    options: &CorsOptions,
+    credentials: bool,
+) -> Result<CompiledOrigin, CorsConfigError> {
+    let owned_suffixes =
+        OwnedSuffixes::compile(options.owned_public_suffixes.as_deref().unwrap_or_default())?;
+    let origin = options
+        .origin
+        .clone()
+        .unwrap_or_default()
+        .compile(&OriginChecks {
+            allow_null: options.allow_null_origin.unwrap_or(false),
+            owned_suffixes: &owned_suffixes,
+            credentials_to_insecure: match (credentials, options.dangerously_allow_insecure_origins)
+            {
+                (false, _) => CredentialsToInsecure::NoCredentials,
+                (true, Some(true)) => CredentialsToInsecure::Tolerated,
+                (true, _) => CredentialsToInsecure::Refused,
             },
-            private_network: self.private_network,
-        };
-        let mut map = HeaderMap::new();
-        self.insert_preflight(grant, &mut map);
-        map
+        })?;
+    if credentials && matches!(origin.rule, OriginRule::Any) {
+        return Err(CorsConfigError::new(
+            "credentials",
+            Some("true"),
+            "`credentials(true)` cannot be combined with any origin (`*`): browsers refuse \
+             `Access-Control-Allow-Origin: *` on credentialed requests. List the allowed origins, or use \
+             `AllowOrigin::mirror_request()` to reflect every origin deliberately"
+                .to_owned(),
+        ));
     }
+    Ok(origin)
+}
+
+/// What every preflight answer carries.
+fn compile_preflight(
+    options: &CorsOptions,
+    origin: &CompiledOrigin,
+    methods: &CompiledMethods,
+    credentials: bool,
+) -> Result<PreflightAnswer, CorsConfigError> {
+    let any_origin = matches!(origin.rule, OriginRule::Any);
+    let status = options.preflight_status.unwrap_or_default().compile()?;
+    // Every preflight answer depends on the three request headers of a preflight: each can
+    // make it refused (a method or header not allowed or malformed, private network access
+    // not enabled). A cache that stored one answer must not reuse it for another value.
+    let mut vary = vary::REQUEST_METHOD | vary::REQUEST_HEADERS | vary::REQUEST_PRIVATE_NETWORK;
+    if !any_origin {
+        vary |= vary::ORIGIN;
+    }
+    Ok(PreflightAnswer::new(PreflightParts {
+        reflects_origin: !any_origin,
+        credentials,
+        mirrors_method: methods.is_mirror(),
+        methods: methods.fixed_value(),
+        headers: options
+            .allow_headers
+            .clone()
+            .unwrap_or_default()
+            .compile(credentials)?,
+        max_age: options.max_age.map(crate::MaxAge::compile).transpose()?,
+        cache_control: options
+            .preflight_cache_control
+            .as_ref()
+            .map(crate::PreflightCacheControl::compile)
+            .transpose()?,
+        private_network: options.private_network.unwrap_or(false),
+        status,
+        rejected_status: match options.rejected_preflight.unwrap_or_default() {
+            RejectedPreflight::NoCorsHeaders => status,
+            RejectedPreflight::Forbidden => StatusCode::FORBIDDEN,
+        },
+        vary: VaryNames::with_extra(vary, &origin.varying_on)
+            .expect("the set names `Vary` headers"),
+    }))
 }

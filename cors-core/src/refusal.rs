@@ -4,7 +4,7 @@ use std::fmt;
 
 use http::HeaderValue;
 
-use crate::header_list::{MAX_NAMES, MAX_TOTAL_LEN};
+use crate::header_list::{HeaderListError, MAX_NAMES, MAX_TOTAL_LEN};
 
 /// Why the engine refuses a request, or why a browser will not let the script read its answer.
 ///
@@ -83,7 +83,8 @@ pub enum Refusal<'a> {
     /// ([`AllowOrigin::async_predicate`](crate::AllowOrigin::async_predicate)) failed, took too
     /// long, or was not made: answered as a refusal.
     OriginLookupFailed {
-        /// What happened.
+        /// What happened: the lookup's error text, which may repeat request bytes (the origin,
+        /// a tenant name), so it is displayed escaped and cut like them.
         reason: &'a str,
     },
     /// `Access-Control-Request-Private-Network: true` without
@@ -95,10 +96,25 @@ pub enum Refusal<'a> {
     /// browsers refuse to expose. Allow the origins explicitly, or opt in to reflecting every
     /// origin with [`AllowOrigin::mirror_request()`](crate::AllowOrigin::mirror_request).
     CredentialsUnderAnyOrigin,
+    /// Cross-origin protection ([`CorsPolicy::cross_origin`](crate::CorsPolicy::cross_origin)):
+    /// an unsafe request (not `GET`, `HEAD`, `OPTIONS`) whose `Sec-Fetch-Site` says it comes
+    /// from another origin (`cross-site`, `same-site`, or any value but `same-origin` and
+    /// `none`), from an origin the CORS policy does not allow.
+    CrossSiteRequest {
+        /// The request's `Sec-Fetch-Site` (the first, if several).
+        site: &'a HeaderValue,
+    },
+    /// Cross-origin protection ([`CorsPolicy::cross_origin`](crate::CorsPolicy::cross_origin)):
+    /// an unsafe request without `Sec-Fetch-Site` (an old browser) whose `Origin` is neither
+    /// the request's own host nor an origin the CORS policy allows.
+    CrossOriginRequest {
+        /// The request's `Origin`.
+        origin: &'a HeaderValue,
+    },
 }
 
-/// Request bytes shown in a log line: escaped (no control bytes, no line breaks) and cut after
-/// [`Shown::MAX`] bytes.
+/// Request bytes shown in a log line: quoted in backticks, escaped (no control bytes, no line
+/// breaks, no backtick) and cut after [`Shown::MAX`] bytes.
 struct Shown<'a>(&'a [u8]);
 
 impl Shown<'_> {
@@ -111,7 +127,16 @@ impl fmt::Display for Shown<'_> {
             Some(head) if self.0.len() > Self::MAX => (head, true),
             _ => (self.0, false),
         };
-        write!(f, "`{}`", shown.escape_ascii())?;
+        // Backticks quote the bytes, so one inside is escaped too: the value cannot seem to end
+        // early and be followed by words of its own.
+        f.write_str("`")?;
+        for (i, part) in shown.split(|&b| b == b'`').enumerate() {
+            if i > 0 {
+                f.write_str("\\`")?;
+            }
+            write!(f, "{}", part.escape_ascii())?;
+        }
+        f.write_str("`")?;
         if cut {
             write!(f, " (cut, {} bytes)", self.0.len())?;
         }
@@ -164,9 +189,11 @@ impl fmt::Display for Refusal<'_> {
                 "malformed `Access-Control-Request-Headers`: {} is not a header name",
                 Shown(element)
             ),
-            Refusal::OriginLookupFailed { reason } => {
-                write!(f, "the origin could not be decided: {reason}")
-            }
+            Refusal::OriginLookupFailed { reason } => write!(
+                f,
+                "the origin could not be decided: {}",
+                Shown(reason.as_bytes())
+            ),
             Refusal::PrivateNetworkNotEnabled => f.write_str(
                 "private network access requested but not enabled (`private_network(true)`)",
             ),
@@ -175,11 +202,38 @@ impl fmt::Display for Refusal<'_> {
                  browsers refuse; allow explicit origins, or reflect every origin with \
                  `AllowOrigin::mirror_request()`",
             ),
+            Refusal::CrossSiteRequest { site } => write!(
+                f,
+                "cross-origin protection: an unsafe request with `Sec-Fetch-Site` {} from an origin \
+                 the CORS policy does not allow",
+                Shown(site.as_bytes())
+            ),
+            Refusal::CrossOriginRequest { origin } => write!(
+                f,
+                "cross-origin protection: an unsafe request without `Sec-Fetch-Site` from origin {}, \
+                 which is neither the request's host nor allowed by the CORS policy",
+                Shown(origin.as_bytes())
+            ),
         }
     }
 }
 
 impl std::error::Error for Refusal<'_> {}
+
+impl<'a> From<HeaderListError<'a>> for Refusal<'a> {
+    fn from(error: HeaderListError<'a>) -> Self {
+        match error {
+            HeaderListError::TooMany => Refusal::TooManyRequestHeaders,
+            HeaderListError::TooLong => Refusal::RequestHeadersTooLong,
+            HeaderListError::Refused(name) => match std::str::from_utf8(name) {
+                // A refused name is a token, so ASCII; the other arm only keeps this total.
+                Ok(name) => Refusal::HeaderNotAllowed { name },
+                Err(_) => Refusal::MalformedRequestHeaders { element: name },
+            },
+            HeaderListError::Malformed(element) => Refusal::MalformedRequestHeaders { element },
+        }
+    }
+}
 
 #[cfg(test)]
 mod tests {
@@ -204,6 +258,8 @@ mod tests {
     #[test]
     fn every_reason_is_one_line() {
         let value = HeaderValue::from_static("x");
+        // A lookup error that repeats what a client sent, with line breaks and no end.
+        let reason = format!("no tenant\tfor\r\n`x`\n{}", "y".repeat(500));
         let all = [
             Refusal::NotPreflight,
             Refusal::OriginNotAllowed { origin: &value },
@@ -217,12 +273,17 @@ mod tests {
             Refusal::TooManyRequestHeaders,
             Refusal::RequestHeadersTooLong,
             Refusal::MalformedRequestHeaders { element: b"a\nb" },
+            Refusal::OriginLookupFailed { reason: &reason },
             Refusal::PrivateNetworkNotEnabled,
             Refusal::CredentialsUnderAnyOrigin,
+            Refusal::CrossSiteRequest { site: &value },
+            Refusal::CrossOriginRequest { origin: &value },
         ];
         let mut lines: Vec<String> = all.iter().map(ToString::to_string).collect();
         for line in &lines {
-            assert!(!line.is_empty() && !line.contains('\n'), "{line:?}");
+            assert!(!line.is_empty(), "{line:?}");
+            assert!(!line.chars().any(char::is_control), "{line:?}");
+            assert!(line.len() < 400, "{} bytes: {line:?}", line.len());
         }
         lines.sort();
         lines.dedup();
@@ -230,6 +291,13 @@ mod tests {
         assert_eq!(
             Refusal::TooManyRequestHeaders.to_string(),
             "`Access-Control-Request-Headers` lists more than 64 names"
+        );
+        assert_eq!(
+            Refusal::OriginLookupFailed { reason: &reason }.to_string(),
+            format!(
+                "the origin could not be decided: `no tenant\\tfor\\r\\n\\`x\\`\\n{}` (cut, 519 bytes)",
+                "y".repeat(128 - 19)
+            )
         );
     }
 }

@@ -1,7 +1,8 @@
 //! [`CorsRequest`]: a request's CORS headers, looked up once, and what kind of request it is.
 
 use http::header::{
-    ACCESS_CONTROL_REQUEST_HEADERS, ACCESS_CONTROL_REQUEST_METHOD, ORIGIN, ValueIter,
+    ACCESS_CONTROL_REQUEST_HEADERS, ACCESS_CONTROL_REQUEST_METHOD, CONNECTION, ORIGIN, UPGRADE,
+    ValueIter,
 };
 use http::{HeaderMap, HeaderName, HeaderValue, Method, Uri};
 
@@ -182,6 +183,28 @@ impl<'a> CorsRequest<'a> {
         }
     }
 
+    /// Whether this is an HTTP/1.1 WebSocket handshake (RFC 6455): a `GET` whose `Upgrade`
+    /// lists `websocket` and whose `Connection` lists `upgrade`, both case-insensitively. Its
+    /// origin is decided by [`CorsPolicy::websocket`](crate::CorsPolicy::websocket). (An HTTP/2
+    /// handshake is an extended `CONNECT`, RFC 8441, which the caller recognises from its
+    /// `:protocol`.) Looks the two headers up on each call.
+    ///
+    /// ```
+    /// use cors_axum_core::CorsRequest;
+    /// use http::{HeaderMap, HeaderValue, Method};
+    ///
+    /// let mut headers = HeaderMap::new();
+    /// headers.insert("upgrade", HeaderValue::from_static("WebSocket"));
+    /// headers.insert("connection", HeaderValue::from_static("keep-alive, Upgrade"));
+    /// assert!(CorsRequest::new(&Method::GET, &headers).is_websocket_upgrade());
+    /// assert!(!CorsRequest::new(&Method::POST, &headers).is_websocket_upgrade());
+    /// ```
+    pub fn is_websocket_upgrade(&self) -> bool {
+        self.method == Method::GET
+            && lists_token(self.headers, &UPGRADE, b"websocket")
+            && lists_token(self.headers, &CONNECTION, b"upgrade")
+    }
+
     pub(crate) fn origin_lines(&self) -> Lines<'a> {
         self.origin
     }
@@ -197,6 +220,16 @@ impl<'a> CorsRequest<'a> {
             lines: Lines::of(self.headers, &ACCESS_CONTROL_REQUEST_HEADERS),
         }
     }
+}
+
+/// Whether a comma-separated header (every line of it) has `token`, compared
+/// case-insensitively.
+fn lists_token(headers: &HeaderMap, name: &HeaderName, token: &[u8]) -> bool {
+    headers.get_all(name).iter().any(|line| {
+        line.as_bytes()
+            .split(|&b| b == b',')
+            .any(|element| element.trim_ascii().eq_ignore_ascii_case(token))
+    })
 }
 
 /// The lines of `Access-Control-Request-Headers`, to be walked as often as needed: one line

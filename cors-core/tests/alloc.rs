@@ -35,6 +35,8 @@ fn static_policies() -> Vec<(&'static str, CorsPolicy)> {
         .allow_headers(["content-type", "x-requested-with"])
         .expose_headers(["x-request-id"])
         .max_age(600u64)
+        .preflight_cache_control("public, max-age=600")
+        .protect_cross_origin(true)
         .credentials(true)
         .private_network(true);
     vec![
@@ -73,6 +75,8 @@ fn static_policies() -> Vec<(&'static str, CorsPolicy)> {
             CorsPolicy::for_route(
                 &CorsOptions::new()
                     .allow_headers(["content-type", "x-requested-with"])
+                    .preflight_cache_control(600)
+                    .protect_cross_origin(true)
                     .private_network(true),
                 &route,
             )
@@ -128,6 +132,7 @@ fn preflight_allocates_nothing() {
             response.contains_key("access-control-allow-headers"),
             "{name}"
         );
+        assert!(response.contains_key("cache-control"), "{name}");
         assert!(
             response.contains_key("vary") || !policy.varies_by_origin(),
             "{name}"
@@ -277,6 +282,96 @@ fn non_cors_allocates_nothing() {
     }
 }
 
+/// A request's method and headers, and whether cross-origin protection lets it through.
+type ProtectionCase<'a> = (Method, &'a [(&'static str, HeaderValue)], bool);
+
+/// Cross-origin protection decides without allocating: safe methods, a trusted origin, a
+/// same-host origin, and refusals by `Sec-Fetch-Site` and by `Origin`.
+fn cross_origin_allocates_nothing() {
+    for (name, policy) in static_policies() {
+        assert!(policy.protects_cross_origin(), "{name}");
+        let cases: [ProtectionCase<'_>; 5] = [
+            (
+                Method::GET,
+                &[("sec-fetch-site", HeaderValue::from_static("cross-site"))],
+                true,
+            ),
+            (
+                Method::POST,
+                &[
+                    ("sec-fetch-site", HeaderValue::from_static("cross-site")),
+                    ("origin", origin_for(name)),
+                ],
+                name != "any origin",
+            ),
+            (
+                Method::POST,
+                &[
+                    ("sec-fetch-site", HeaderValue::from_static("cross-site")),
+                    ("origin", HeaderValue::from_static("https://evil.example")),
+                ],
+                false,
+            ),
+            (
+                Method::DELETE,
+                &[(
+                    "origin",
+                    HeaderValue::from_static("https://api.example:8443"),
+                )],
+                true,
+            ),
+            (
+                Method::PATCH,
+                &[("origin", HeaderValue::from_static("https://evil.example"))],
+                false,
+            ),
+        ];
+        for (method, headers, passes) in cases {
+            let mut request = HeaderMap::new();
+            for (header, value) in headers {
+                request.insert(*header, value.clone());
+            }
+            let mut passed = false;
+            let count = allocations(|| {
+                let request = CorsRequest::new(&method, &request);
+                passed = policy
+                    .cross_origin(&request, Some(b"api.example:8443"))
+                    .is_ok();
+            });
+            assert_eq!(count, 0, "{name} {method} {headers:?}");
+            assert_eq!(passed, passes, "{name} {method} {headers:?}");
+        }
+    }
+}
+
+/// WebSocket handshakes are recognised and decided without allocating.
+fn websocket_allocates_nothing() {
+    for (name, policy) in static_policies() {
+        for (origin, allowed) in [
+            (origin_for(name), true),
+            (
+                HeaderValue::from_static("https://evil.example"),
+                name == "any origin",
+            ),
+        ] {
+            let mut request = HeaderMap::new();
+            request.insert("upgrade", HeaderValue::from_static("websocket"));
+            request.insert(
+                "connection",
+                HeaderValue::from_static("keep-alive, Upgrade"),
+            );
+            request.insert("origin", origin);
+            let mut decided = None;
+            let count = allocations(|| {
+                let request = CorsRequest::new(&Method::GET, &request);
+                decided = Some(policy.websocket(&request, Some(b"api.example")).is_ok());
+            });
+            assert_eq!(count, 0, "{name}");
+            assert_eq!(decided, Some(allowed), "{name}");
+        }
+    }
+}
+
 #[test]
 fn static_policies_allocate_nothing_per_request() {
     assert!(
@@ -288,4 +383,6 @@ fn static_policies_allocate_nothing_per_request() {
     refused_preflight_allocates_nothing();
     actual_allocates_nothing();
     non_cors_allocates_nothing();
+    cross_origin_allocates_nothing();
+    websocket_allocates_nothing();
 }

@@ -1001,3 +1001,134 @@ fn vary_names_what_fixed_lists_check() {
         }
     }
 }
+
+#[test]
+fn preflight_cache_control_on_granted_no_store_on_refused_same_vary() {
+    let options = CorsOptions::new()
+        .origin("https://example.com")
+        .allow_headers(["content-type"])
+        .preflight_cache_control("public, max-age=600");
+    let policy = CorsPolicy::for_route(&options, &ROUTE).unwrap();
+    let granted = request(&[
+        ("origin", "https://example.com"),
+        ("access-control-request-method", "PATCH"),
+    ]);
+    let refusals = [
+        request(&[
+            ("origin", "https://evil.example"),
+            ("access-control-request-method", "PATCH"),
+        ]),
+        request(&[
+            ("origin", "https://example.com"),
+            ("access-control-request-method", "DELETE"),
+        ]),
+        request(&[
+            ("origin", "https://example.com"),
+            ("access-control-request-method", "PATCH"),
+            ("access-control-request-headers", "x-other"),
+        ]),
+    ];
+    // Into a fresh map (the prebuilt answer) and into one with room (header by header), and
+    // over a `Cache-Control` the map already had.
+    for mut response in [
+        HeaderMap::new(),
+        HeaderMap::with_capacity(16),
+        request(&[("cache-control", "private")]),
+    ] {
+        let mut refused = response.clone();
+        assert!(preflight(&policy, &granted, &mut response).allowed);
+        assert_eq!(get(&response, "cache-control"), Some("public, max-age=600"));
+        assert_eq!(response.get_all("cache-control").iter().count(), 1);
+        assert_eq!(get(&response, "vary"), Some(PREFLIGHT_VARY));
+        for headers in &refusals {
+            let mut answer = refused.clone();
+            assert!(!preflight(&policy, headers, &mut answer).allowed);
+            assert_eq!(get(&answer, "cache-control"), Some("no-store"));
+            assert_eq!(get(&answer, "vary"), Some(PREFLIGHT_VARY));
+            assert!(cors_headers(&answer).is_empty());
+        }
+        refused.clear();
+    }
+    // Actual requests are the handler's to cache.
+    let mut response = HeaderMap::new();
+    let headers = request(&[("origin", "https://example.com")]);
+    actual(
+        &policy,
+        &headers,
+        &mut response,
+        ResponseCredentials::Policy,
+    );
+    assert_eq!(get(&response, "cache-control"), None);
+
+    // Seconds, and under any origin (whose preflights do not vary on `Origin`).
+    let any =
+        CorsPolicy::for_route(&CorsOptions::new().preflight_cache_control(86400), &ROUTE).unwrap();
+    let mut response = HeaderMap::new();
+    assert!(preflight(&any, &granted, &mut response).allowed);
+    assert_eq!(get(&response, "cache-control"), Some("max-age=86400"));
+    assert_eq!(get(&response, "vary"), Some(ANY_ORIGIN_PREFLIGHT_VARY));
+    let mut response = HeaderMap::new();
+    assert!(!preflight(&any, &refusals[1], &mut response).allowed);
+    assert_eq!(get(&response, "cache-control"), Some("no-store"));
+    assert_eq!(get(&response, "vary"), Some(ANY_ORIGIN_PREFLIGHT_VARY));
+
+    // Without the option, no `Cache-Control` either way.
+    let mut response = HeaderMap::new();
+    preflight(&example(), &refusals[0], &mut response);
+    assert_eq!(get(&response, "cache-control"), None);
+}
+
+#[test]
+fn preflight_cache_control_is_checked_and_merged() {
+    let err = CorsPolicy::from_options(&CorsOptions::new().preflight_cache_control("max-age 600"))
+        .unwrap_err();
+    assert_eq!(err.field(), "preflight_cache_control");
+    assert_eq!(err.value(), Some("max-age 600"));
+    let module = CorsOptions::new().preflight_cache_control(600);
+    let route = CorsOptions::new().preflight_cache_control("no-cache");
+    let policy = CorsPolicy::from_options(&module.merge(&route)).unwrap();
+    let mut response = HeaderMap::new();
+    let headers = request(&[
+        ("origin", "https://a.example"),
+        ("access-control-request-method", "PUT"),
+    ]);
+    preflight(&policy, &headers, &mut response);
+    assert_eq!(get(&response, "cache-control"), Some("no-cache"));
+}
+
+#[cfg(feature = "serde")]
+#[test]
+fn preflight_cache_control_in_files() {
+    for (json, expected) in [
+        (r#"{"preflight_cache_control": 600}"#, "max-age=600"),
+        (
+            r#"{"preflight_cache_control": "public, s-maxage=3600"}"#,
+            "public, s-maxage=3600",
+        ),
+    ] {
+        let options: CorsOptions = serde_json::from_str(json).unwrap();
+        let policy = CorsPolicy::from_options(&options).unwrap();
+        let mut response = HeaderMap::new();
+        let headers = request(&[
+            ("origin", "https://a.example"),
+            ("access-control-request-method", "PUT"),
+        ]);
+        preflight(&policy, &headers, &mut response);
+        assert_eq!(get(&response, "cache-control"), Some(expected));
+    }
+    assert!(serde_json::from_str::<CorsOptions>(r#"{"preflight_cache_control": true}"#).is_err());
+    let negative = serde_json::from_str::<CorsOptions>(r#"{"preflight_cache_control": -1}"#);
+    assert!(
+        negative
+            .unwrap_err()
+            .to_string()
+            .contains("invalid value: integer `-1`"),
+    );
+    // An integer given as an `i64`, as TOML gives every integer.
+    use serde::de::IntoDeserializer;
+    let seconds = <cors_axum_core::PreflightCacheControl as serde::Deserialize>::deserialize(
+        IntoDeserializer::<serde::de::value::Error>::into_deserializer(60i64),
+    )
+    .unwrap();
+    assert_eq!(seconds, cors_axum_core::PreflightCacheControl::max_age(60));
+}

@@ -147,8 +147,22 @@ fn table_of_misconfigurations() {
             CorsOptions::new().origin("https://*.*.example.com"),
             "origin",
             Some("https://*.*.example.com"),
-            "invalid CORS option `origin`: `https://*.*.example.com` has more than one `*`; only the whole \
-             leftmost label of the host may be `*`, e.g. `https://*.example.com`",
+            "invalid CORS option `origin`: `https://*.*.example.com` has more than one `*` in its host; only \
+             the whole leftmost label of the host may be `*`, e.g. `https://*.example.com`",
+        ),
+        (
+            CorsOptions::new().origin("http://localhost:51*"),
+            "origin",
+            Some("http://localhost:51*"),
+            "invalid CORS option `origin`: `http://localhost:51*`: `*` in a port stands for the whole port, \
+             any port, e.g. `http://localhost:*`; list the ports otherwise, e.g. `http://localhost:5173`",
+        ),
+        (
+            CorsOptions::new().origin("http://localhost:*/app"),
+            "origin",
+            Some("http://localhost:*/app"),
+            "invalid CORS option `origin`: `http://localhost:*/app` has a path or a trailing slash; write it as \
+             `http://localhost:*`",
         ),
         (
             CorsOptions::new().origin("https://app-*.example.com"),
@@ -168,8 +182,8 @@ fn table_of_misconfigurations() {
             CorsOptions::new().origin("https://*.com"),
             "origin",
             Some("https://*.com"),
-            "invalid CORS option `origin`: `https://*.com` would match every site under a top-level domain; put \
-             `*` over a domain you control, e.g. `https://*.example.com`",
+            "invalid CORS option `origin`: `https://*.com` would match every site registered under the public \
+             suffix `com`; put `*` over a domain you control, e.g. `https://*.example.com`",
         ),
         (
             CorsOptions::new().origin(["https://a.com", "*"]),
@@ -308,4 +322,250 @@ fn deserialized_options_are_validated_too() {
     let options: CorsOptions =
         serde_json::from_str(r#"{"origin": "*", "credentials": true}"#).unwrap();
     assert_eq!(err(options).field(), "credentials");
+}
+
+#[cfg(feature = "serde")]
+#[test]
+fn any_2xx_preflight_status_and_a_build_error_otherwise() {
+    let compile = |json: &str| {
+        let options: CorsOptions = serde_json::from_str(json).unwrap();
+        CorsPolicy::from_options(&options).map(|p| p.preflight_status())
+    };
+    for code in [200u16, 204, 299] {
+        let status = compile(&format!(r#"{{"preflight_status": {code}}}"#)).unwrap();
+        assert_eq!(status.as_u16(), code);
+    }
+    for code in [0u64, 199, 300, 404, 1000, 70000] {
+        let err = compile(&format!(r#"{{"preflight_status": {code}}}"#)).unwrap_err();
+        assert_eq!(err.field(), "preflight_status");
+        assert_eq!(err.value(), Some(code.to_string().as_str()));
+        assert!(err.to_string().contains("is not a 2xx status"), "{err}");
+    }
+    assert!(serde_json::from_str::<CorsOptions>(r#"{"preflight_status": "204"}"#).is_err());
+}
+
+#[cfg(feature = "serde")]
+#[test]
+fn origin_mirror_is_mirror_request() {
+    let options: CorsOptions = serde_json::from_str(r#"{"origin": "mirror"}"#).unwrap();
+    assert_eq!(
+        format!("{options:?}"),
+        format!(
+            "{:?}",
+            CorsOptions::new().origin(AllowOrigin::mirror_request())
+        )
+    );
+    let options: CorsOptions =
+        serde_json::from_str(r#"{"origin": "mirror", "credentials": true}"#).unwrap();
+    assert!(CorsPolicy::from_options(&options).is_ok());
+    let options: CorsOptions = serde_json::from_str(r#"{"origin": ["mirror"]}"#).unwrap();
+    assert_eq!(
+        CorsPolicy::from_options(&options).unwrap_err().field(),
+        "origin"
+    );
+}
+
+#[cfg(feature = "serde")]
+#[test]
+fn port_wildcards_in_files() {
+    use cors_axum_core::CorsRequest;
+    use http::{HeaderMap, HeaderValue, Method};
+
+    let options: CorsOptions =
+        serde_json::from_str(r#"{"origin": ["http://localhost:*"], "credentials": true}"#).unwrap();
+    let policy = CorsPolicy::from_options(&options).unwrap();
+    let mut request = HeaderMap::new();
+    request.insert("origin", HeaderValue::from_static("http://localhost:5173"));
+    assert!(
+        policy
+            .actual(&CorsRequest::new(&Method::GET, &request))
+            .is_allowed()
+    );
+    request.insert("origin", HeaderValue::from_static("http://localhost"));
+    assert!(
+        !policy
+            .actual(&CorsRequest::new(&Method::GET, &request))
+            .is_allowed()
+    );
+
+    let options: CorsOptions =
+        serde_json::from_str(r#"{"origin": "http://localhost:5*"}"#).unwrap();
+    let err = err(options);
+    assert_eq!(err.field(), "origin");
+    assert_eq!(err.value(), Some("http://localhost:5*"));
+    assert!(err.to_string().contains("`http://localhost:*`"), "{err}");
+}
+
+#[cfg(feature = "public-suffix")]
+#[test]
+fn patterns_over_public_suffixes_are_refused_naming_the_suffix() {
+    let cases = [
+        (
+            "https://*.co.uk",
+            "`https://*.co.uk` would match every site registered under the public suffix `co.uk`; put \
+             `*` over a domain you control, e.g. `https://*.example.co.uk`",
+        ),
+        (
+            "https://*.com.au:*",
+            "`https://*.com.au:*` would match every site registered under the public suffix `com.au`; \
+             put `*` over a domain you control, e.g. `https://*.example.com.au:*`",
+        ),
+        (
+            "https://*.GitHub.io",
+            "`https://*.GitHub.io` would match every site of every customer of `github.io`, a public \
+             suffix (private section of the Public Suffix List); put `*` over a domain you control, e.g. \
+             `https://*.example.GitHub.io`, or, if you run `github.io` itself, declare it with \
+             `owned_public_suffixes([\"github.io\"])`",
+        ),
+    ];
+    for (pattern, message) in cases {
+        let err = err(CorsOptions::new().origin(pattern));
+        assert_eq!(err.field(), "origin");
+        assert_eq!(err.value(), Some(pattern));
+        assert_eq!(
+            err.to_string(),
+            format!("invalid CORS option `origin`: {message}")
+        );
+    }
+    // Owned private-section suffixes are allowed once declared; ICANN ones never.
+    for pattern in ["https://*.github.io", "https://*.vercel.app:*"] {
+        let options = CorsOptions::new()
+            .origin(pattern)
+            .owned_public_suffixes(["vercel.app", "GITHUB.IO"]);
+        assert!(CorsPolicy::from_options(&options).is_ok(), "{pattern}");
+    }
+    let err = err(CorsOptions::new()
+        .origin("https://*.co.uk")
+        .owned_public_suffixes(["co.uk"]));
+    assert_eq!(err.field(), "owned_public_suffixes");
+    assert_eq!(err.value(), Some("co.uk"));
+    // Domains under a suffix are anyone's own.
+    for pattern in [
+        "https://*.example.co.uk",
+        "https://*.someone.github.io",
+        "https://*.example.com",
+    ] {
+        assert!(
+            CorsPolicy::from_options(&CorsOptions::new().origin(pattern)).is_ok(),
+            "{pattern}"
+        );
+    }
+}
+
+#[test]
+fn patterns_over_top_level_domains_are_refused_with_or_without_the_list() {
+    for pattern in ["https://*.com", "https://*.internal:*", "http://*.test"] {
+        let err = err(CorsOptions::new()
+            .origin(pattern)
+            .owned_public_suffixes(["example.org"]));
+        assert_eq!(err.field(), "origin");
+        assert!(err.to_string().contains("public suffix"), "{err}");
+    }
+    let err = err(CorsOptions::new().owned_public_suffixes(["com"]));
+    assert_eq!(err.field(), "owned_public_suffixes");
+    assert!(err.to_string().contains("no one owns it"), "{err}");
+    // Loopback names are no one's registrations.
+    assert!(CorsPolicy::from_options(&CorsOptions::new().origin("http://*.localhost:*")).is_ok());
+}
+
+#[cfg(feature = "serde")]
+#[test]
+fn owned_public_suffixes_in_files() {
+    let options: CorsOptions = serde_json::from_str(
+        r#"{"origin": "https://*.myplatform.github.io", "owned_public_suffixes": ["github.io"]}"#,
+    )
+    .unwrap();
+    assert!(CorsPolicy::from_options(&options).is_ok());
+    let options: CorsOptions = serde_json::from_str(
+        r#"{"origin": ["https://*.github.io"], "owned_public_suffixes": ["github.io"]}"#,
+    )
+    .unwrap();
+    assert!(CorsPolicy::from_options(&options).is_ok());
+    let options: CorsOptions =
+        serde_json::from_str(r#"{"owned_public_suffixes": ["https://github.io"]}"#).unwrap();
+    assert_eq!(err(options).field(), "owned_public_suffixes");
+}
+
+#[test]
+fn plain_http_origins_with_credentials_need_the_dangerous_opt_in() {
+    for origin in [
+        "http://app.example",
+        "HTTP://App.Example:8080",
+        "http://*.example.com",
+        "http://intranet.example:*",
+        "http://10.0.0.2:3000",
+        "http://localhost.evil.test",
+    ] {
+        let options = CorsOptions::new()
+            .origin(["https://example.com", origin])
+            .credentials(true);
+        let err = err(options.clone());
+        assert_eq!(err.field(), "origin");
+        assert_eq!(err.value(), Some(origin));
+        let message = err.to_string();
+        assert!(
+            message.contains("a network attacker can impersonate a plain-HTTP origin"),
+            "{message}"
+        );
+        assert!(
+            message.contains("`dangerously_allow_insecure_origins(true)`"),
+            "{message}"
+        );
+        assert!(
+            CorsPolicy::from_options(&options.dangerously_allow_insecure_origins(true)).is_ok(),
+            "{origin}"
+        );
+        // Without credentials there is nothing to steal.
+        assert!(CorsPolicy::from_options(&CorsOptions::new().origin(origin)).is_ok());
+    }
+    assert_eq!(
+        err(CorsOptions::new()
+            .origin("http://app.example:8080")
+            .credentials(true))
+        .to_string(),
+        "invalid CORS option `origin`: `http://app.example:8080` is plain HTTP and `credentials(true)` \
+         shares credentialed responses with it: a network attacker can impersonate a plain-HTTP origin \
+         and read them. Allow `https://app.example:8080` instead (plain HTTP is accepted on loopback: \
+         `localhost`, `*.localhost`, `127.0.0.0/8`, `[::1]`), or accept the risk with \
+         `dangerously_allow_insecure_origins(true)`"
+    );
+    // Loopback, HTTPS and other decisions are not checked.
+    for origin in [
+        "http://localhost:3000",
+        "http://localhost:*",
+        "http://*.localhost:*",
+        "http://127.0.0.1:8080",
+        "http://127.10.0.1",
+        "http://[::1]:*",
+        "https://app.example",
+    ] {
+        let options = CorsOptions::new().origin(origin).credentials(true);
+        assert!(CorsPolicy::from_options(&options).is_ok(), "{origin}");
+    }
+    let mirror = CorsOptions::new()
+        .origin(AllowOrigin::mirror_request())
+        .credentials(true);
+    assert!(CorsPolicy::from_options(&mirror).is_ok());
+    // Merged field by field: a route may switch the opt-in off again.
+    let module = CorsOptions::new()
+        .origin("http://app.example")
+        .dangerously_allow_insecure_origins(true);
+    let route = CorsOptions::new().credentials(true);
+    assert!(CorsPolicy::from_options(&module.merge(&route)).is_ok());
+    let strict = route.dangerously_allow_insecure_origins(false);
+    assert_eq!(err(module.merge(&strict)).field(), "origin");
+}
+
+#[cfg(feature = "serde")]
+#[test]
+fn insecure_origins_opt_in_in_files() {
+    let options: CorsOptions =
+        serde_json::from_str(r#"{"origin": ["http://app.example"], "credentials": true}"#).unwrap();
+    assert_eq!(err(options).field(), "origin");
+    let options: CorsOptions = serde_json::from_str(
+        r#"{"origin": ["http://app.example"], "credentials": true,
+            "dangerously_allow_insecure_origins": true}"#,
+    )
+    .unwrap();
+    assert!(CorsPolicy::from_options(&options).is_ok());
 }

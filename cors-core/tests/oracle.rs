@@ -1,7 +1,8 @@
 //! The engine against the browser: for random policies, routes and requests, the engine answers
 //! (classify, decide, write) and the browser oracle (`cors_axum_core::browser`) reads the
 //! answers. The script may read the response exactly when the policy allows the request, as a
-//! simple model below defines it, independently of both.
+//! simple model below defines it, independently of both. With cross-origin protection on, the
+//! handler runs exactly when the model says an unsafe request from the page may be sent.
 
 use std::cell::RefCell;
 
@@ -18,12 +19,15 @@ use proptest::sample::{select, subsequence};
 
 const EXACT: [&str; 2] = ["https://app.example", "http://localhost:3000"];
 const PATTERN: &str = "https://*.example.com";
+const PORT_PATTERN: &str = "http://localhost:*";
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Origins {
     Exact,
     Pattern,
     ExactAndPattern,
+    /// [`PORT_PATTERN`]: any port of `http://localhost`.
+    AnyPort,
     Any,
     Mirror,
 }
@@ -59,6 +63,8 @@ struct Policy {
     credentials: bool,
     max_age: Option<u64>,
     private_network: bool,
+    /// Cross-origin request protection.
+    protect: bool,
     route: Vec<&'static str>,
 }
 
@@ -75,6 +81,8 @@ struct Request {
     private_network: bool,
     /// Whether the handler makes its response credentialed (sets a cookie).
     cookie: bool,
+    /// Whether the browser predates `Sec-Fetch-Site` (then `Origin` tells the page's origin).
+    old_browser: bool,
 }
 
 impl Policy {
@@ -84,6 +92,9 @@ impl Policy {
             .strip_prefix("https://")
             .and_then(|host| host.strip_suffix(".example.com"))
             .is_some_and(|label| !label.is_empty() && !label.contains(':'));
+        let any_port = origin
+            .strip_prefix("http://localhost:")
+            .is_some_and(|port| !port.is_empty() && port.bytes().all(|b| b.is_ascii_digit()));
         match self.origins {
             // `*` answers every origin, `null` included.
             Origins::Any => true,
@@ -91,8 +102,18 @@ impl Policy {
             Origins::Exact => exact,
             Origins::Pattern => subdomain,
             Origins::ExactAndPattern => exact || subdomain,
+            Origins::AnyPort => any_port,
             Origins::Mirror => true,
         }
+    }
+
+    /// Whether the handler runs for the actual request, every page being of another origin
+    /// than the server: with protection on, only a safe method, or a page whose origin the
+    /// policy allows (`*` trusts none).
+    fn handler_runs(&self, request: &Request) -> bool {
+        !self.protect
+            || matches!(request.method_sent(), "GET" | "HEAD" | "OPTIONS")
+            || (self.origins != Origins::Any && self.origin_allowed(request.origin))
     }
 
     fn method_allowed(&self, method: &str) -> bool {
@@ -177,6 +198,7 @@ impl Policy {
             Origins::Exact => AllowOrigin::list(EXACT),
             Origins::Pattern => AllowOrigin::exact(PATTERN),
             Origins::ExactAndPattern => AllowOrigin::list([EXACT[0], EXACT[1], PATTERN]),
+            Origins::AnyPort => AllowOrigin::exact(PORT_PATTERN),
             Origins::Any => AllowOrigin::any(),
             Origins::Mirror => AllowOrigin::mirror_request(),
         };
@@ -202,7 +224,8 @@ impl Policy {
             .allow_headers(headers)
             .expose_headers(expose)
             .credentials(self.credentials)
-            .private_network(self.private_network);
+            .private_network(self.private_network)
+            .protect_cross_origin(self.protect);
         if let Some(max_age) = self.max_age {
             options = options.max_age(max_age);
         }
@@ -234,6 +257,7 @@ fn policy() -> impl Strategy<Value = Policy> {
         Origins::Exact,
         Origins::Pattern,
         Origins::ExactAndPattern,
+        Origins::AnyPort,
         Origins::Any,
         Origins::Mirror,
     ]);
@@ -262,13 +286,14 @@ fn policy() -> impl Strategy<Value = Policy> {
             any::<bool>(),
             prop::option::of(select(vec![0u64, 600, 86400])),
             any::<bool>(),
+            any::<bool>(),
             route,
         ),
     )
         .prop_map(
             |(
                 (origins, allow_null, methods, headers, expose),
-                (credentials, max_age, private_network, route),
+                (credentials, max_age, private_network, protect, route),
             )| {
                 // Credentials only where the options allow them: not with `*` anywhere.
                 let credentials = credentials
@@ -285,6 +310,7 @@ fn policy() -> impl Strategy<Value = Policy> {
                     credentials,
                     max_age,
                     private_network,
+                    protect,
                     route,
                 }
             },
@@ -304,6 +330,9 @@ fn request() -> impl Strategy<Value = Request> {
         "http://app.example",
         "https://app.example:8443",
         "http://localhost:3001",
+        "http://localhost",
+        "https://localhost:3000",
+        "http://localhost.example.com:3000",
         "https://a.example.com:8443",
         "https://evil.example",
         "null",
@@ -340,9 +369,10 @@ fn request() -> impl Strategy<Value = Request> {
         credentials,
         prop::bool::weighted(0.15),
         any::<bool>(),
+        prop::bool::weighted(0.2),
     )
         .prop_map(
-            |(origin, method, content_type, others, credentials, private_network, cookie)| {
+            |(origin, method, content_type, others, credentials, private_network, cookie, old)| {
                 Request {
                     origin,
                     method,
@@ -350,6 +380,7 @@ fn request() -> impl Strategy<Value = Request> {
                     credentials,
                     private_network,
                     cookie,
+                    old_browser: old,
                 }
             },
         )
@@ -362,18 +393,30 @@ fn request() -> impl Strategy<Value = Request> {
 struct Log {
     preflight: Option<(bool, Option<String>, HeaderMap)>,
     actual: Option<HeaderMap>,
+    /// Whether the handler ran for the actual request.
+    handled: bool,
 }
 
+/// The server's own host: no page of the model is of its origin.
+const API_HOST: &[u8] = b"api.test:8443";
+
 /// The engine in front of a handler that answers 200 with a body type and two headers, and sets
-/// a cookie (forcing credentials) when asked to.
+/// a cookie (forcing credentials) when asked to. Cross-origin protection, when on, answers a
+/// refused request `403` with its CORS headers, without the handler. The browser adds
+/// `Sec-Fetch-Site: cross-site` (every page is of another site) unless it is an old one.
 fn serve(
     policy: &CorsPolicy,
-    cookie: bool,
+    request_of: &Request,
     method: &Method,
     request: &HeaderMap,
     log: &RefCell<Log>,
 ) -> (StatusCode, HeaderMap) {
-    let cors = CorsRequest::new(method, request);
+    let mut request = request.clone();
+    if !request_of.old_browser {
+        request.insert("sec-fetch-site", HeaderValue::from_static("cross-site"));
+    }
+    let cookie = request_of.cookie;
+    let cors = CorsRequest::new(method, &request);
     if cors.kind() == RequestKind::Preflight {
         let decision = policy.preflight(&cors);
         let (allowed, refusal) = (
@@ -388,6 +431,12 @@ fn serve(
     }
     let decision = policy.actual(&cors);
     let mut headers = HeaderMap::new();
+    if policy.cross_origin(&cors, Some(API_HOST)).is_err() {
+        decision.write(&mut headers, ResponseCredentials::Policy);
+        log.borrow_mut().actual = Some(headers.clone());
+        return (StatusCode::FORBIDDEN, headers);
+    }
+    log.borrow_mut().handled = true;
     headers.insert("content-type", HeaderValue::from_static("text/plain"));
     headers.insert("x-request-id", HeaderValue::from_static("1"));
     headers.insert("x-total", HeaderValue::from_static("2"));
@@ -424,7 +473,7 @@ proptest! {
         let script = request.script();
         prop_assert_eq!(script.needs_preflight(), request.needs_preflight());
         let log = RefCell::new(Log::default());
-        let outcome = script.fetch(|method, headers| serve(&engine, request.cookie, method, headers, &log));
+        let outcome = script.fetch(|method, headers| serve(&engine, &request, method, headers, &log));
         let allowed = policy.allows(&request);
         prop_assert_eq!(outcome.is_ok(), allowed, "{:?}", outcome);
 
@@ -451,6 +500,10 @@ proptest! {
             }
         }
         prop_assert_eq!(log.preflight.is_some(), request.needs_preflight());
+        // The handler runs for an actual request the browser sent exactly when the model lets
+        // it: cross-origin protection stops the others, whatever CORS lets the page read.
+        let sent = log.actual.is_some();
+        prop_assert_eq!(log.handled, sent && policy.handler_runs(&request));
 
         // The script sees the safelisted headers and those the policy exposes.
         if let (Ok(readable), Some(response)) = (&outcome, &log.actual) {
@@ -493,6 +546,7 @@ fn a_cookie_under_any_origin_is_not_readable_with_credentials() {
         credentials: false,
         max_age: None,
         private_network: false,
+        protect: false,
         route: vec!["GET"],
     };
     let mut request = Request {
@@ -502,12 +556,13 @@ fn a_cookie_under_any_origin_is_not_readable_with_credentials() {
         credentials: CredentialsMode::Include,
         private_network: false,
         cookie: true,
+        old_browser: false,
     };
     let engine = policy.compile();
     let log = RefCell::new(Log::default());
     let outcome = request
         .script()
-        .fetch(|method, headers| serve(&engine, true, method, headers, &log));
+        .fetch(|method, headers| serve(&engine, &request, method, headers, &log));
     assert!(!policy.allows(&request));
     assert_eq!(
         outcome.unwrap_err().to_string(),
@@ -523,7 +578,7 @@ fn a_cookie_under_any_origin_is_not_readable_with_credentials() {
     assert!(
         request
             .script()
-            .fetch(|method, headers| serve(&engine, true, method, headers, &log))
+            .fetch(|method, headers| serve(&engine, &request, method, headers, &log))
             .is_ok()
     );
 }

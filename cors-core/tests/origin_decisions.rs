@@ -143,7 +143,7 @@ fn a_failed_or_missing_answer_refuses_with_the_reason() {
     );
     assert_eq!(
         refusal.to_string(),
-        "the origin could not be decided: connection refused"
+        "the origin could not be decided: `connection refused`"
     );
 
     // A caller that did not await the lookup gets a refusal, never a grant.
@@ -155,6 +155,6 @@ fn a_failed_or_missing_answer_refuses_with_the_reason() {
     ));
     assert_eq!(
         decision.refusal().unwrap().to_string(),
-        "the origin could not be decided: the lookup was not made"
+        "the origin could not be decided: `the lookup was not made`"
     );
 }

@@ -400,3 +400,202 @@ proptest! {
         prop_assert_eq!(policy.preflight(&preflight).is_allowed(), expected);
     }
 }
+
+/// A method, safe or not, as a request sends it.
+fn any_method() -> impl Strategy<Value = Method> {
+    prop::sample::select(vec![
+        Method::GET,
+        Method::HEAD,
+        Method::OPTIONS,
+        Method::POST,
+        Method::PUT,
+        Method::PATCH,
+        Method::DELETE,
+        Method::from_bytes(b"get").unwrap(),
+    ])
+}
+
+/// `Sec-Fetch-Site` lines: none, one of the four values, an unknown or empty one, or two.
+fn sec_fetch_site() -> impl Strategy<Value = Vec<&'static str>> {
+    let value = prop::sample::select(vec![
+        "same-origin",
+        "none",
+        "same-site",
+        "cross-site",
+        "Cross-Site",
+        "",
+        "cross-origin",
+    ]);
+    prop::collection::vec(value, 0..3)
+}
+
+/// Whether `origin` names `host` (written lowercase, without a default port), computed apart
+/// from the engine: its authority, lowercase, a port equal to its scheme's default dropped.
+fn names_host(origin: &str, host: &str) -> bool {
+    let Some((scheme, authority)) = origin.split_once("://") else {
+        return false;
+    };
+    let authority = authority.to_ascii_lowercase();
+    let default = match scheme.to_ascii_lowercase().as_str() {
+        "https" => Some(443),
+        "http" => Some(80),
+        _ => None,
+    };
+    let normalized = match authority.rsplit_once(':') {
+        Some((name, port)) => match port.parse::<u16>() {
+            Ok(port) if Some(port) == default => name.to_owned(),
+            Ok(port) => format!("{name}:{port}"),
+            Err(_) => authority.clone(),
+        },
+        None => authority.clone(),
+    };
+    normalized == host
+}
+
+/// Policies with cross-origin protection on, over several origin rules.
+fn protected_policies() -> Vec<CorsPolicy> {
+    let list = CorsOptions::new().origin([
+        "https://example.com",
+        "https://*.example.org",
+        "http://localhost:*",
+    ]);
+    [
+        list.clone().credentials(true),
+        list.allow_null_origin(true),
+        CorsOptions::new(),
+        CorsOptions::new()
+            .origin(AllowOrigin::mirror_request())
+            .allow_null_origin(true),
+        CorsOptions::new().origin(AllowOrigin::predicate(|o| o.as_bytes().len() % 3 == 0)),
+    ]
+    .iter()
+    .map(|options| CorsPolicy::from_options(&options.clone().protect_cross_origin(true)).unwrap())
+    .collect()
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// Cross-origin protection never lets an unsafe request from another origin through
+    /// unless its origin is one the policy grants for reading (and not by `*`); it never
+    /// refuses a safe method, a `same-origin` or `none` request, or one without `Origin` nor
+    /// `Sec-Fetch-Site`; and it refuses only origins the policy does not grant.
+    #[test]
+    fn protection_passes_cross_origin_unsafe_requests_only_from_granted_origins(
+        policy_index in 0usize..5,
+        method in any_method(),
+        sites in sec_fetch_site(),
+        origins in prop::collection::vec(
+            prop_oneof![
+                origin_parts().prop_map(|(o, _)| o),
+                Just("null".to_owned()),
+                // Close to the hosts below.
+                prop::sample::select(vec![
+                    "http://localhost:3000", "https://localhost:3000", "http://LOCALHOST:3000",
+                    "http://localhost:8443", "http://localhost", "https://example.com:443",
+                    "http://example.com", "https://example.com:8443", "https://api.example.net",
+                ]).prop_map(str::to_owned),
+            ],
+            0..3,
+        ),
+        host in prop::sample::select(vec![None, Some("example.com"), Some("api.example.net"), Some("localhost:3000")]),
+    ) {
+        let policy = &protected_policies()[policy_index];
+        let mut request = HeaderMap::new();
+        for site in &sites {
+            request.append("sec-fetch-site", HeaderValue::from_static(site));
+        }
+        for origin in &origins {
+            request.append("origin", HeaderValue::from_str(origin).unwrap());
+        }
+        let cors = CorsRequest::new(&method, &request);
+        let decision = policy.cross_origin(&cors, host.map(str::as_bytes));
+        let granted = policy.actual(&cors).is_allowed() && !policy.allows_any_origin();
+        let safe = matches!(method, Method::GET | Method::HEAD | Method::OPTIONS);
+        let same_origin_site = matches!(sites.as_slice(), ["same-origin" | "none"]);
+        let site_says_cross = !same_origin_site && sites.first().is_some_and(|s| !s.is_empty() || sites.len() > 1);
+        if safe || same_origin_site || (sites.iter().all(|s| s.is_empty()) && sites.len() < 2 && origins.is_empty()) {
+            prop_assert_eq!(decision, Ok(()));
+        }
+        // Another origin, by `Sec-Fetch-Site`, or by an `Origin` that is not the host's.
+        let names_the_host = origins.len() == 1 && host.is_some_and(|host| names_host(&origins[0], host));
+        let from_elsewhere = site_says_cross || (!same_origin_site && origins.len() == 1 && !names_the_host);
+        if !safe && from_elsewhere && decision.is_ok() {
+            prop_assert!(granted, "{:?} {:?} {:?} {:?}", method, sites, origins, host);
+        }
+        if let Err(refusal) = decision {
+            prop_assert!(!safe);
+            prop_assert!(!granted || origins.len() > 1, "{}", refusal);
+            prop_assert!(!refusal.to_string().contains('\n'));
+            if matches!(refusal, cors_axum_core::Refusal::CrossOriginRequest { .. }) {
+                prop_assert!(!names_the_host, "{}", refusal);
+            }
+        }
+    }
+
+    /// A port wildcard matches only its own scheme and host, with a port written in the
+    /// origin; a subdomain pattern with a port wildcard only subdomains, with a port.
+    #[test]
+    fn port_wildcards_never_match_another_scheme_or_host(
+        scheme in prop::sample::select(vec!["http", "https", "HTTP", "ws"]),
+        host in prop::sample::select(vec![
+            "localhost", "LOCALHOST", "localhost.evil.test", "a.localhost", "evil-localhost",
+            "example.org", "a.example.org", "a.b.example.org", "example.org.evil.test", "aexample.org",
+        ]),
+        port in prop::sample::select(vec![None, Some("80"), Some("443"), Some("3000"), Some("5173"), Some("08080")]),
+    ) {
+        let policy = CorsPolicy::from_options(
+            &CorsOptions::new().origin(["http://localhost:*", "https://*.example.org:*"]),
+        )
+        .unwrap();
+        let origin = match port {
+            Some(port) => format!("{scheme}://{host}:{port}"),
+            None => format!("{scheme}://{host}"),
+        };
+        let scheme = scheme.to_ascii_lowercase();
+        let host = host.to_ascii_lowercase();
+        // A port equal to the scheme's default is no port: browsers leave it out.
+        let explicit = !matches!(
+            (scheme.as_str(), port),
+            (_, None) | ("http", Some("80")) | ("https", Some("443"))
+        );
+        let expected = explicit
+            && ((scheme == "http" && host == "localhost")
+                || (scheme == "https"
+                    && host.len() > ".example.org".len()
+                    && host.ends_with(".example.org")));
+        let mut request = HeaderMap::new();
+        request.insert("origin", HeaderValue::from_str(&origin).unwrap());
+        let granted = policy.actual(&CorsRequest::new(&Method::GET, &request)).is_allowed();
+        prop_assert_eq!(granted, expected, "{}", origin);
+    }
+
+    /// A WebSocket handshake is refused exactly when it has an `Origin` the policy would not
+    /// grant (nor `*`), that does not name the request's host.
+    #[test]
+    fn websocket_handshakes_follow_the_policy(
+        policy_index in 0usize..5,
+        origins in prop::collection::vec(
+            prop_oneof![origin_parts().prop_map(|(o, _)| o), Just("null".to_owned())],
+            0..3,
+        ),
+        upgrade in any::<bool>(),
+    ) {
+        let policy = &protected_policies()[policy_index];
+        let mut request = HeaderMap::new();
+        if upgrade {
+            request.insert("upgrade", HeaderValue::from_static("websocket"));
+            request.insert("connection", HeaderValue::from_static("Upgrade"));
+        }
+        for origin in &origins {
+            request.append("origin", HeaderValue::from_str(origin).unwrap());
+        }
+        let cors = CorsRequest::new(&Method::GET, &request);
+        prop_assert_eq!(cors.is_websocket_upgrade(), upgrade);
+        // No origin of `origin_parts` names this host (no label `api`).
+        let decision = policy.websocket(&cors, Some(b"api.example.net"));
+        let granted = policy.actual(&cors).is_allowed();
+        let expected = !upgrade || origins.is_empty() || granted;
+        prop_assert_eq!(decision.is_ok(), expected, "{:?}", origins);
+    }
+}

@@ -241,3 +241,53 @@ fn null_needs_opt_in_even_with_mirror() {
         &[b"https://a.example, https://b.example"]
     ));
 }
+
+#[test]
+fn port_wildcards_grant_only_explicit_ports_of_their_scheme_and_host() {
+    let policy = CorsPolicy::from_options(
+        &CorsOptions::new()
+            .origin(["http://localhost:*", "https://*.example.net:*"])
+            .credentials(true),
+    )
+    .unwrap();
+    let genuine = [
+        "http://localhost:5173",
+        "http://localhost:3000",
+        "http://LOCALHOST:8080",
+        "http://localhost:443",
+        "https://app.example.net:8443",
+        "https://a.b.example.net:1",
+    ];
+    for origin in genuine {
+        assert!(granted(&policy, &[origin.as_bytes()]), "{origin}");
+    }
+    let hostile = [
+        // No port: what a browser sends for the default port, which the wildcard leaves out.
+        "http://localhost",
+        "http://localhost:80",
+        "https://app.example.net",
+        "https://app.example.net:443",
+        // Another scheme.
+        "https://localhost:5173",
+        "ws://localhost:5173",
+        "http://app.example.net:8443",
+        // Another host.
+        "http://localhost.evil.test:5173",
+        "http://evil-localhost:5173",
+        "http://sub.localhost:5173",
+        "http://127.0.0.1:5173",
+        "https://example.net:8443",
+        "https://app.example.net.evil.test:8443",
+        "https://appexample.net:8443",
+        // Not a port.
+        "http://localhost:*",
+        "http://localhost:",
+        "http://localhost:0",
+        "http://localhost:65536",
+        "http://localhost:5173/",
+        "http://localhost:5173:5173",
+    ];
+    for origin in hostile {
+        assert!(!granted(&policy, &[origin.as_bytes()]), "{origin}");
+    }
+}

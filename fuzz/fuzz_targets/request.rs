@@ -2,23 +2,26 @@
 //! write) under several policies, checking the invariants that must hold for any input, and
 //! checking the answers with the browser oracle: when the engine grants a request a browser
 //! could have sent, the browser accepts the answer; when it refuses, the browser refuses too.
+//! Cross-origin protection and WebSocket handshakes are decided on the same input: neither
+//! lets a request from another origin through unless the policy grants that origin.
 #![no_main]
 
 use std::sync::OnceLock;
 
 use cors_axum_core::browser::{CredentialsMode, ScriptRequest};
+use cors_axum_core::header::SEC_FETCH_SITE;
 use cors_axum_core::{
     AllowHeaders, AllowMethods, AllowOrigin, CorsOptions, CorsPolicy, CorsRequest, OriginAnswer,
     Refusal, RequestKind, ResponseCredentials,
 };
 use http::header::{
     ACCESS_CONTROL_ALLOW_CREDENTIALS, ACCESS_CONTROL_ALLOW_ORIGIN, ACCESS_CONTROL_REQUEST_HEADERS,
-    ACCESS_CONTROL_REQUEST_METHOD, ORIGIN, VARY,
+    ACCESS_CONTROL_REQUEST_METHOD, HOST, ORIGIN, VARY,
 };
 use http::{HeaderMap, HeaderName, HeaderValue, Method};
 use libfuzzer_sys::fuzz_target;
 
-const NAMES: [&str; 7] = [
+const NAMES: [&str; 11] = [
     "origin",
     "access-control-request-method",
     "access-control-request-headers",
@@ -26,6 +29,10 @@ const NAMES: [&str; 7] = [
     "vary",
     "content-type",
     "authorization",
+    "sec-fetch-site",
+    "upgrade",
+    "connection",
+    "host",
 ];
 
 fn policies() -> &'static [CorsPolicy] {
@@ -38,6 +45,7 @@ fn policies() -> &'static [CorsPolicy] {
                     "https://example.com",
                     "https://*.example.com",
                     "http://localhost:3000",
+                    "http://127.0.0.1:*",
                 ])
                 .methods(["GET", "POST"])
                 .allow_headers(["content-type", "x-requested-with"])
@@ -71,9 +79,14 @@ fn policies() -> &'static [CorsPolicy] {
                 .origin(AllowOrigin::async_predicate(|_| async { Ok(true) }))
                 .credentials(true),
         ];
+        // Every other policy protects against cross-origin requests.
         options
             .iter()
-            .map(|o| CorsPolicy::for_route(o, &[Method::GET, Method::POST]).expect("valid options"))
+            .enumerate()
+            .map(|(i, o)| o.clone().protect_cross_origin(i % 2 == 1))
+            .map(|o| {
+                CorsPolicy::for_route(&o, &[Method::GET, Method::POST]).expect("valid options")
+            })
             .collect()
     })
 }
@@ -125,6 +138,52 @@ fn script_for_preflight(
     )
 }
 
+/// Whether the request's `Sec-Fetch-Site` says it comes from another origin: present, not one
+/// `same-origin` or `none` line, not one empty line.
+fn site_says_cross_origin(request: &HeaderMap) -> bool {
+    let mut sites = request.get_all(SEC_FETCH_SITE).iter();
+    match (sites.next(), sites.next()) {
+        (None, _) => false,
+        (Some(site), None) => !(site.is_empty() || site == "same-origin" || site == "none"),
+        (Some(_), Some(_)) => true,
+    }
+}
+
+/// Cross-origin protection and the WebSocket decision: a request from another origin passes
+/// only from an origin the policy grants (not by `*` for protection), a refusal is one line.
+fn check_protection(policy: &CorsPolicy, request: &HeaderMap, cors_request: &CorsRequest<'_>) {
+    let method = cors_request.method();
+    let host = request.get(HOST).map(HeaderValue::as_bytes);
+    let granted = policy.actual(cors_request).is_allowed();
+    let safe = matches!(*method, Method::GET | Method::HEAD | Method::OPTIONS);
+    match policy.cross_origin(cors_request, host) {
+        Ok(()) => {
+            if policy.protects_cross_origin() && !safe && site_says_cross_origin(request) {
+                assert!(granted && !policy.allows_any_origin());
+            }
+        }
+        Err(refusal) => {
+            assert!(policy.protects_cross_origin() && !safe);
+            assert!(!granted || policy.allows_any_origin(), "{refusal}");
+            assert!(!refusal.to_string().contains('\n'));
+            // Trusting no origin refuses at least as much.
+            assert!(CorsPolicy::cross_origin_trusting_none(cors_request, host).is_err());
+        }
+    }
+    let upgrade = cors_request.is_websocket_upgrade();
+    match policy.websocket(cors_request, host) {
+        Ok(()) => {
+            if upgrade && host.is_none() && cors_request.origin().is_some() {
+                assert!(granted);
+            }
+        }
+        Err(refusal) => {
+            assert!(upgrade && !granted, "{refusal}");
+            assert!(!refusal.to_string().contains('\n'));
+        }
+    }
+}
+
 fuzz_target!(|data: &[u8]| {
     let Some((&selector, rest)) = data.split_first() else {
         return;
@@ -160,6 +219,7 @@ fuzz_target!(|data: &[u8]| {
         };
         cors_request = cors_request.with_origin_answer(answer);
     }
+    check_protection(policy, &request, &cors_request);
     let kind = cors_request.kind();
     let mut response = HeaderMap::with_capacity(16);
     if selector & 0x40 != 0 {

@@ -240,8 +240,15 @@ impl ScriptRequest {
         self.credentials
     }
 
-    fn includes_credentials(&self) -> bool {
-        self.credentials == CredentialsMode::Include
+    /// What the checks of the answers read of the request.
+    fn asked(&self) -> response::Asked<'_> {
+        response::Asked {
+            origin: &self.origin,
+            method: &self.method,
+            headers: &self.headers,
+            credentials: self.credentials == CredentialsMode::Include,
+            private_network: self.private_network,
+        }
     }
 
     /// The CORS-unsafe request-header names: of the headers the script set, those that are not
@@ -307,7 +314,7 @@ impl ScriptRequest {
         status: StatusCode,
         headers: &HeaderMap,
     ) -> Result<PreflightAccepted, PreflightFailure> {
-        response::check_preflight(self, status, headers)
+        response::check_preflight(self.asked(), status, headers)
     }
 
     /// Whether the script may read the actual response (the CORS check, any status), and which
@@ -316,8 +323,8 @@ impl ScriptRequest {
         &self,
         headers: &HeaderMap,
     ) -> Result<ReadableResponse, CorsCheckFailure> {
-        response::cors_check(self, headers)?;
-        Ok(response::readable(self, headers))
+        response::cors_check(self.asked(), headers)?;
+        Ok(response::readable(self.asked(), headers))
     }
 
     /// The whole exchange against a server: `server` gets the method and headers of each

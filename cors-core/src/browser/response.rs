@@ -11,9 +11,19 @@ use http::header::{
 };
 use http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode};
 
-use super::ScriptRequest;
 use super::safelist;
 use crate::header::ACCESS_CONTROL_ALLOW_PRIVATE_NETWORK;
+
+/// What the checks read of the request a script made: its origin, method, the headers it set,
+/// whether it includes credentials and whether Private Network Access applies.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Asked<'a> {
+    pub(super) origin: &'a HeaderValue,
+    pub(super) method: &'a Method,
+    pub(super) headers: &'a HeaderMap,
+    pub(super) credentials: bool,
+    pub(super) private_network: bool,
+}
 
 /// Why a response fails the CORS check: the script may not read it.
 #[non_exhaustive]
@@ -209,17 +219,14 @@ fn get(headers: &HeaderMap, name: &HeaderName) -> Option<Vec<u8>> {
 }
 
 /// The CORS check of a response (preflight or actual) for `request`.
-pub(super) fn cors_check(
-    request: &ScriptRequest,
-    headers: &HeaderMap,
-) -> Result<(), CorsCheckFailure> {
+pub(super) fn cors_check(request: Asked<'_>, headers: &HeaderMap) -> Result<(), CorsCheckFailure> {
     let mut lines = headers.get_all(ACCESS_CONTROL_ALLOW_ORIGIN).iter();
     let allowed = match (lines.next(), lines.next()) {
         (None, _) => return Err(CorsCheckFailure::MissingAllowOrigin),
         (Some(_), Some(_)) => return Err(CorsCheckFailure::SeveralAllowOrigins),
         (Some(allowed), None) => allowed,
     };
-    let credentials = request.includes_credentials();
+    let credentials = request.credentials;
     if allowed == "*" {
         return if credentials {
             Err(CorsCheckFailure::WildcardWithCredentials)
@@ -265,7 +272,7 @@ fn token_list<'a>(headers: &'a HeaderMap, name: &HeaderName) -> Option<Vec<&'a [
 
 /// The checks of a CORS-preflight fetch on its answer.
 pub(super) fn check_preflight(
-    request: &ScriptRequest,
+    request: Asked<'_>,
     status: StatusCode,
     headers: &HeaderMap,
 ) -> Result<PreflightAccepted, PreflightFailure> {
@@ -277,12 +284,12 @@ pub(super) fn check_preflight(
         .ok_or(PreflightFailure::MalformedAllowMethods)?;
     let names = token_list(headers, &ACCESS_CONTROL_ALLOW_HEADERS)
         .ok_or(PreflightFailure::MalformedAllowHeaders)?;
-    let credentials = request.includes_credentials();
+    let credentials = request.credentials;
 
     let method = request.method.as_str().as_bytes();
     let methods_star = methods.contains(&&b"*"[..]);
     if !methods.contains(&method)
-        && !safelist::is_safelisted_method(&request.method)
+        && !safelist::is_safelisted_method(request.method)
         && (credentials || !methods_star)
     {
         return Err(PreflightFailure::MethodNotAllowed {
@@ -299,7 +306,7 @@ pub(super) fn check_preflight(
             wildcard_ignored: names_star,
         });
     }
-    for name in request.unsafe_header_names() {
+    for name in safelist::unsafe_names(request.headers) {
         if !listed(&name) && (credentials || !names_star) {
             return Err(PreflightFailure::HeaderNotAllowed {
                 name,
@@ -329,7 +336,7 @@ pub(super) fn check_preflight(
 }
 
 /// The headers of a response that passed the CORS check that the script sees.
-pub(super) fn readable(request: &ScriptRequest, headers: &HeaderMap) -> ReadableResponse {
+pub(super) fn readable(request: Asked<'_>, headers: &HeaderMap) -> ReadableResponse {
     const SAFELISTED: [&str; 7] = [
         "cache-control",
         "content-language",
@@ -341,7 +348,7 @@ pub(super) fn readable(request: &ScriptRequest, headers: &HeaderMap) -> Readable
     ];
     // A list that is not a list of names exposes nothing beyond the safelisted headers.
     let listed = token_list(headers, &ACCESS_CONTROL_EXPOSE_HEADERS).unwrap_or_default();
-    let all = !request.includes_credentials() && listed.contains(&&b"*"[..]);
+    let all = !request.credentials && listed.contains(&&b"*"[..]);
     let mut exposed: Vec<HeaderName> = headers
         .keys()
         .filter(|name| {

@@ -1,0 +1,56 @@
+//! Cross-origin request protection: refusing unsafe requests that a browser sends from another
+//! origin, unless the CORS policy allows that origin (a defence against cross-site request
+//! forgery, after Go 1.25's `http.CrossOriginProtection`).
+
+use http::{HeaderValue, Method};
+
+use crate::Refusal;
+use crate::header::SEC_FETCH_SITE;
+use crate::origin::names_host;
+use crate::request::{CorsRequest, Lines};
+
+/// Decides on `request` as [`CorsPolicy::cross_origin`](crate::CorsPolicy::cross_origin)
+/// describes, `trusted` saying whether the CORS policy allows an origin (asked only about a
+/// cross-origin unsafe request's single `Origin`).
+pub(crate) fn check<'a>(
+    request: &CorsRequest<'a>,
+    host: Option<&[u8]>,
+    trusted: impl FnOnce(&'a HeaderValue) -> bool,
+) -> Result<(), Refusal<'a>> {
+    // Safe methods change nothing (as long as handlers keep them so): the common case, so the
+    // first check and the cheapest.
+    if matches!(
+        *request.method(),
+        Method::GET | Method::HEAD | Method::OPTIONS
+    ) {
+        return Ok(());
+    }
+    let origin = request.origin_lines();
+    let mut sites = request.headers().get_all(SEC_FETCH_SITE).iter();
+    match (sites.next(), sites.next()) {
+        // No answer (an empty one too, as in Go): decided by `Origin` below.
+        (None, _) => {}
+        (Some(site), None) if site.is_empty() => {}
+        (Some(site), None) if matches!(site.as_bytes(), b"same-origin" | b"none") => {
+            return Ok(());
+        }
+        // `same-site`, `cross-site`, any other value, or several lines: from another origin.
+        (Some(site), _) => {
+            return match origin {
+                Lines::One(origin) if trusted(origin) => Ok(()),
+                _ => Err(Refusal::CrossSiteRequest { site }),
+            };
+        }
+    }
+    match origin {
+        // Neither header: a client that is not a browser, or a browser's same-origin request
+        // of a kind that sends no `Origin`.
+        Lines::Absent => Ok(()),
+        Lines::Several => Err(Refusal::SeveralOrigins),
+        Lines::One(origin) if host.is_some_and(|host| names_host(origin.as_bytes(), host)) => {
+            Ok(())
+        }
+        Lines::One(origin) if trusted(origin) => Ok(()),
+        Lines::One(origin) => Err(Refusal::CrossOriginRequest { origin }),
+    }
+}

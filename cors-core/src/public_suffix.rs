@@ -1,0 +1,191 @@
+//! Public suffixes: domains under which anyone may register a site (`com`, `co.uk`,
+//! `github.io`), so that a pattern over one (`https://*.co.uk`) would allow strangers' sites.
+//!
+//! With the `public-suffix` feature (on by default) they are looked up in the
+//! [Public Suffix List](https://publicsuffix.org/), bundled by the `psl` crate; without it, only
+//! top-level domains (one label) are known.
+
+use crate::CorsConfigError;
+
+/// Which section of the Public Suffix List a suffix is in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Section {
+    /// Registries' own suffixes (`com`, `co.uk`), and any top-level domain: no one owns them.
+    Icann,
+    /// Suffixes that a company runs for its customers (`github.io`, `vercel.app`): the company
+    /// owns them, and may say so ([`OwnedSuffixes`]).
+    #[cfg_attr(
+        not(feature = "public-suffix"),
+        expect(dead_code, reason = "only the bundled list names private suffixes")
+    )]
+    Private,
+}
+
+/// The section of the list `domain` (lowercase, without a trailing dot) is in, when it is a
+/// public suffix itself; `None` when sites are registered above it, not under it.
+pub(crate) fn section_of(domain: &[u8]) -> Option<Section> {
+    // `localhost` and its subdomains are loopback names (RFC 6761) that no one registers.
+    if domain == b"localhost" {
+        return None;
+    }
+    // Every top-level domain, listed or not (`com`, `internal`), is one.
+    if !domain.contains(&b'.') {
+        return Some(Section::Icann);
+    }
+    listed_section(domain)
+}
+
+#[cfg(feature = "public-suffix")]
+fn listed_section(domain: &[u8]) -> Option<Section> {
+    use psl::Psl;
+    let suffix = psl::List.suffix(domain)?;
+    if suffix.as_bytes() != domain {
+        return None;
+    }
+    match suffix.typ()? {
+        psl::Type::Icann => Some(Section::Icann),
+        psl::Type::Private => Some(Section::Private),
+    }
+}
+
+#[cfg(not(feature = "public-suffix"))]
+fn listed_section(_domain: &[u8]) -> Option<Section> {
+    None
+}
+
+/// Private-section suffixes that the user declared their own
+/// ([`CorsOptions::owned_public_suffixes`](crate::CorsOptions::owned_public_suffixes)),
+/// lowercase.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct OwnedSuffixes(Vec<Box<[u8]>>);
+
+impl OwnedSuffixes {
+    /// None declared.
+    #[cfg(test)]
+    pub(crate) const NONE: OwnedSuffixes = OwnedSuffixes(Vec::new());
+
+    /// Checks the declared suffixes: domain names, none of them a top-level domain or in the
+    /// ICANN section, which no one owns.
+    pub(crate) fn compile(declared: &[String]) -> Result<Self, CorsConfigError> {
+        let mut owned = Vec::with_capacity(declared.len());
+        for suffix in declared {
+            let lowercase = suffix.to_ascii_lowercase().into_bytes();
+            let is_domain = lowercase.split(|&b| b == b'.').all(|label| {
+                !label.is_empty()
+                    && label
+                        .iter()
+                        .all(|&b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+            });
+            if !is_domain {
+                return Err(CorsConfigError::new(
+                    "owned_public_suffixes",
+                    Some(suffix),
+                    format!(
+                        "`{suffix}` is not a domain name; write the suffix alone, without scheme, \
+                         `*.` or port, e.g. `myplatform.app`"
+                    ),
+                ));
+            }
+            if section_of(&lowercase) == Some(Section::Icann) {
+                return Err(CorsConfigError::new(
+                    "owned_public_suffixes",
+                    Some(suffix),
+                    format!(
+                        "`{suffix}` is a top-level domain or in the ICANN section of the Public Suffix \
+                         List: anyone may register a site under it, so no one owns it; only suffixes of \
+                         the private section (such as a platform's own `myplatform.app`) may be declared"
+                    ),
+                ));
+            }
+            owned.push(lowercase.into_boxed_slice());
+        }
+        Ok(Self(owned))
+    }
+
+    fn contains(&self, domain: &[u8]) -> bool {
+        self.0.iter().any(|owned| **owned == *domain)
+    }
+}
+
+/// Why a pattern over `domain` (`*.domain`) would allow strangers' sites, if it would: the
+/// message of the `origin` error for `pattern`.
+pub(crate) fn refused_pattern(
+    pattern: &str,
+    domain: &[u8],
+    owned: &OwnedSuffixes,
+) -> Option<String> {
+    let shown = String::from_utf8_lossy(domain);
+    let example = format!("`{}`", pattern.replacen("*.", "*.example.", 1));
+    match section_of(domain)? {
+        Section::Icann => Some(format!(
+            "`{pattern}` would match every site registered under the public suffix `{shown}`; put `*` \
+             over a domain you control, e.g. {example}"
+        )),
+        Section::Private if owned.contains(domain) => None,
+        Section::Private => Some(format!(
+            "`{pattern}` would match every site of every customer of `{shown}`, a public suffix (private \
+             section of the Public Suffix List); put `*` over a domain you control, e.g. {example}, or, if \
+             you run `{shown}` itself, declare it with `owned_public_suffixes([\"{shown}\"])`"
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn top_level_domains_and_localhost() {
+        assert_eq!(section_of(b"com"), Some(Section::Icann));
+        assert_eq!(section_of(b"internal"), Some(Section::Icann));
+        assert_eq!(section_of(b"localhost"), None);
+        assert_eq!(section_of(b"example.com"), None);
+        assert_eq!(section_of(b"a.example.com"), None);
+    }
+
+    #[cfg(feature = "public-suffix")]
+    #[test]
+    fn suffixes_of_the_list() {
+        assert_eq!(section_of(b"co.uk"), Some(Section::Icann));
+        assert_eq!(section_of(b"com.au"), Some(Section::Icann));
+        assert_eq!(section_of(b"github.io"), Some(Section::Private));
+        assert_eq!(section_of(b"vercel.app"), Some(Section::Private));
+        assert_eq!(section_of(b"s3.amazonaws.com"), Some(Section::Private));
+        assert_eq!(section_of(b"example.co.uk"), None);
+        assert_eq!(section_of(b"someone.github.io"), None);
+        // A wildcard rule (`*.ck`) and its exception (`!www.ck`).
+        assert_eq!(section_of(b"anything.ck"), Some(Section::Icann));
+        assert_eq!(section_of(b"www.ck"), None);
+    }
+
+    #[cfg(not(feature = "public-suffix"))]
+    #[test]
+    fn without_the_list_only_top_level_domains_are_known() {
+        assert_eq!(section_of(b"co.uk"), None);
+        assert_eq!(section_of(b"github.io"), None);
+    }
+
+    #[test]
+    fn declared_suffixes_are_domains_outside_the_icann_section() {
+        let owned = OwnedSuffixes::compile(&["MyPlatform.app".to_owned()]).unwrap();
+        assert!(owned.contains(b"myplatform.app"));
+        for bad in [
+            "*.myplatform.app",
+            "https://myplatform.app",
+            "myplatform.app.",
+            "",
+        ] {
+            let err = OwnedSuffixes::compile(&[bad.to_owned()]).unwrap_err();
+            assert_eq!(err.field(), "owned_public_suffixes");
+            assert!(err.to_string().contains("is not a domain name"), "{err}");
+        }
+        let err = OwnedSuffixes::compile(&["com".to_owned()]).unwrap_err();
+        assert!(err.to_string().contains("no one owns it"), "{err}");
+        #[cfg(feature = "public-suffix")]
+        {
+            let err = OwnedSuffixes::compile(&["co.uk".to_owned()]).unwrap_err();
+            assert_eq!(err.value(), Some("co.uk"));
+            assert!(OwnedSuffixes::compile(&["github.io".to_owned()]).is_ok());
+        }
+    }
+}
