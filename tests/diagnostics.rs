@@ -132,7 +132,11 @@ async fn a_failed_origin_lookup_logs_its_reason() {
     use cors_axum::{AllowOrigin, CorsLayer, CorsOptions};
 
     let (captured, _guard) = Captured::on_this_thread("cors_axum=debug");
-    let origin = AllowOrigin::async_predicate(|_| async { Err("database unavailable".into()) });
+    // The error's text comes from elsewhere (a database driver, a remote service): its control
+    // characters are escaped, so that it cannot forge or split a log line.
+    let origin = AllowOrigin::async_predicate(|_| async {
+        Err("database\tunavailable\nDEBUG forged line".into())
+    });
     let router = axum::Router::new()
         .route("/", axum::routing::get(|| async { "ok" }))
         .layer(CorsLayer::new(CorsOptions::new().origin(origin)).unwrap());
@@ -143,8 +147,8 @@ async fn a_failed_origin_lookup_logs_its_reason() {
     assert_eq!(
         captured.take(),
         [format!(
-            "DEBUG cors_axum: CORS request refused: the origin could not be decided: `database \
-             unavailable` route=\"/\" method=GET origin={ALLOWED}"
+            "DEBUG cors_axum: CORS request refused: the origin could not be decided: \
+             `database\\tunavailable\\nDEBUG forged line` route=\"/\" method=GET origin={ALLOWED}"
         )]
     );
 }

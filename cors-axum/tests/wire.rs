@@ -567,6 +567,18 @@ rest_root_module! {
     struct Panicky { imports: [panicking_lookup()], controllers: [PanickyRoutes] }
 }
 
+fn panicking_predicate() -> CorsModuleWithOpts {
+    CorsModule::with_opts(
+        CorsOptions::new().origin(AllowOrigin::request_predicate(|_, _| {
+            panic!("the predicate panics")
+        })),
+    )
+}
+
+rest_root_module! {
+    struct PanickyPredicate { imports: [panicking_predicate()], controllers: [PanickyRoutes] }
+}
+
 #[tokio::test]
 async fn a_panic_in_a_lookup_or_a_guard_answers_and_the_server_keeps_serving() {
     let addr = serve(Panicky::router().unwrap()).await;
@@ -599,4 +611,25 @@ async fn a_panic_in_a_lookup_or_a_guard_answers_and_the_server_keeps_serving() {
     );
     assert_eq!(answers[4].text(), "public\n");
     assert!(LOOKUPS.load(Ordering::Relaxed) >= 3);
+}
+
+#[tokio::test]
+async fn a_panic_in_an_origin_predicate_is_a_refusal_and_the_server_keeps_serving() {
+    let addr = serve(PanickyPredicate::router().unwrap()).await;
+    let answers = pipelined(
+        addr,
+        &[
+            http1("GET", "/public", &[("origin", ALLOWED)], ""),
+            http1("OPTIONS", "/public", &preflight("GET"), ""),
+            http1("GET", "/nothere", &[("origin", ALLOWED)], ""),
+            http1("GET", "/public", &[], ""),
+        ],
+    )
+    .await;
+    assert_eq!(answers[0].text(), "public\n");
+    assert!(answers[0].header("access-control-allow-origin").is_none());
+    assert_eq!(answers[1].status, StatusCode::NO_CONTENT);
+    assert!(answers[1].header("access-control-allow-origin").is_none());
+    assert_eq!(answers[2].status, StatusCode::NOT_FOUND);
+    assert_eq!(answers[3].text(), "public\n");
 }

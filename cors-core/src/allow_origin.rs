@@ -562,6 +562,16 @@ impl<'de> serde::Deserialize<'de> for AllowOrigin {
     }
 }
 
+/// Calls an origin predicate; a panic in it is a refusal, so that a bug in the application's
+/// predicate answers the request instead of tearing down its connection.
+fn predicate<'a>(f: impl FnOnce() -> bool) -> Result<bool, Refusal<'a>> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).map_err(|_| {
+        Refusal::OriginLookupFailed {
+            reason: "the origin predicate panicked",
+        }
+    })
+}
+
 /// How a compiled policy decides on a request origin.
 #[derive(Clone)]
 pub(crate) enum OriginRule {
@@ -584,47 +594,46 @@ pub(crate) struct CompiledOrigin {
 
 impl CompiledOrigin {
     /// Whether a request's (single) `Origin` value may be reflected in
-    /// `Access-Control-Allow-Origin`: `null` only with the opt-in, otherwise only a well-formed
-    /// origin the rule allows.
-    pub(crate) fn allows(&self, origin: &HeaderValue, request: &CorsRequest<'_>) -> bool {
-        let bytes = origin.as_bytes();
-        if bytes == b"null" {
-            return self.allow_null;
-        }
-        match &self.rule {
-            OriginRule::Any | OriginRule::Mirror => parse_request(bytes).is_some(),
-            OriginRule::Predicate(f) => parse_request(bytes).is_some() && f(origin),
-            OriginRule::RequestPredicate(f) => parse_request(bytes).is_some() && f(origin, request),
-            OriginRule::Async(..) => {
-                parse_request(bytes).is_some()
-                    && matches!(request.origin_answer(), Some(OriginAnswer::Allowed))
-            }
-            OriginRule::Set(set) => set.allows(bytes),
-        }
-    }
-
-    /// Why an origin [`allows`](CompiledOrigin::allows) refused is refused.
-    #[cold]
-    pub(crate) fn refusal<'a>(
+    /// `Access-Control-Allow-Origin`, and why not: `null` only with the opt-in, otherwise only
+    /// a well-formed origin the rule allows. The origin is read once. A predicate that panics
+    /// refuses, with the panic as the reason.
+    pub(crate) fn decide<'a>(
         &self,
         origin: &'a HeaderValue,
         request: &CorsRequest<'a>,
-    ) -> Refusal<'a> {
+    ) -> Result<(), Refusal<'a>> {
         let bytes = origin.as_bytes();
         if bytes == b"null" {
-            return Refusal::NullOriginNotEnabled;
+            return if self.allow_null {
+                Ok(())
+            } else {
+                Err(Refusal::NullOriginNotEnabled)
+            };
         }
-        if parse_request(bytes).is_none() {
-            return Refusal::MalformedOrigin { origin };
-        }
-        match (&self.rule, request.origin_answer()) {
-            (OriginRule::Async(..), Some(OriginAnswer::Failed(reason))) => {
-                Refusal::OriginLookupFailed { reason }
-            }
-            (OriginRule::Async(..), None) => Refusal::OriginLookupFailed {
-                reason: "the lookup was not made",
+        let malformed = |_| Refusal::MalformedOrigin { origin };
+        let allowed = match &self.rule {
+            OriginRule::Set(set) => set.contains(bytes).map_err(malformed)?,
+            _ if parse_request(bytes).is_none() => return Err(Refusal::MalformedOrigin { origin }),
+            OriginRule::Any | OriginRule::Mirror => true,
+            OriginRule::Predicate(f) => predicate(|| f(origin))?,
+            OriginRule::RequestPredicate(f) => predicate(|| f(origin, request))?,
+            OriginRule::Async(..) => match request.origin_answer() {
+                Some(OriginAnswer::Allowed) => true,
+                Some(OriginAnswer::Refused) => false,
+                Some(OriginAnswer::Failed(reason)) => {
+                    return Err(Refusal::OriginLookupFailed { reason });
+                }
+                None => {
+                    return Err(Refusal::OriginLookupFailed {
+                        reason: "the lookup was not made",
+                    });
+                }
             },
-            _ => Refusal::OriginNotAllowed { origin },
+        };
+        if allowed {
+            Ok(())
+        } else {
+            Err(Refusal::OriginNotAllowed { origin })
         }
     }
 
@@ -730,18 +739,37 @@ mod tests {
         let headers = http::HeaderMap::new();
         let request = CorsRequest::new(&http::Method::GET, &headers);
         let null = value("null");
-        assert_eq!(set.refusal(&null, &request), Refusal::NullOriginNotEnabled);
-        let evil = value("https://evil.com");
-        assert!(!set.allows(&evil, &request));
         assert_eq!(
-            set.refusal(&evil, &request),
-            Refusal::OriginNotAllowed { origin: &evil }
+            set.decide(&null, &request),
+            Err(Refusal::NullOriginNotEnabled)
+        );
+        let evil = value("https://evil.com");
+        assert_eq!(
+            set.decide(&evil, &request),
+            Err(Refusal::OriginNotAllowed { origin: &evil })
         );
         let path = value("https://a.com/");
-        assert!(!set.allows(&path, &request));
         assert_eq!(
-            set.refusal(&path, &request),
-            Refusal::MalformedOrigin { origin: &path }
+            set.decide(&path, &request),
+            Err(Refusal::MalformedOrigin { origin: &path })
+        );
+        assert_eq!(set.decide(&value("https://a.com"), &request), Ok(()));
+        assert_eq!(set.decide(&value("HTTPS://A.com:443"), &request), Ok(()));
+    }
+
+    #[test]
+    fn a_predicate_that_panics_refuses() {
+        let rule = AllowOrigin::predicate(|_| panic!("the predicate's bug"))
+            .compile(&checks(false))
+            .unwrap();
+        let headers = http::HeaderMap::new();
+        let request = CorsRequest::new(&http::Method::GET, &headers);
+        let origin = HeaderValue::from_static("https://a.com");
+        assert_eq!(
+            rule.decide(&origin, &request),
+            Err(Refusal::OriginLookupFailed {
+                reason: "the origin predicate panicked"
+            })
         );
     }
 

@@ -79,51 +79,15 @@ pub(crate) fn parse_request(input: &[u8]) -> Option<ParsedOrigin<'_>> {
     }
     i += 3;
     let host_start = i;
-    if input.get(i) == Some(&b'[') {
-        i += 1;
-        while let Some(&b) = input.get(i) {
-            if !(b.is_ascii_hexdigit() || b == b':' || b == b'.') {
-                break;
-            }
-            uppercase |= b.is_ascii_uppercase();
-            i += 1;
-        }
-        if i == host_start + 1 || input.get(i) != Some(&b']') {
-            return None;
-        }
-        i += 1;
-    } else {
-        let mut label_len = 0usize;
-        while let Some(&b) = input.get(i) {
-            if b == b'.' {
-                if label_len == 0 {
-                    return None;
-                }
-                label_len = 0;
-            } else if is_host_byte(b) {
-                uppercase |= b.is_ascii_uppercase();
-                label_len += 1;
-            } else {
-                break;
-            }
-            i += 1;
-        }
-        if label_len == 0 {
-            return None;
-        }
-    }
+    let (host_end, host_uppercase) = request_host_end(input, host_start)?;
+    uppercase |= host_uppercase;
+    i = host_end;
     let host = &input[host_start..i];
     let (port, canonical_port) = match input.get(i) {
         None => (None, true),
         Some(b':') => {
             let digits = &input[i + 1..];
-            if digits.is_empty() || digits.len() > 5 || !digits.iter().all(u8::is_ascii_digit) {
-                return None;
-            }
-            let value = digits
-                .iter()
-                .fold(0u32, |acc, &d| acc * 10 + u32::from(d - b'0'));
-            let value = u16::try_from(value).ok().filter(|&v| v != 0)?;
+            let value = port_number(digits)?;
             if default_port(scheme) == Some(value) {
                 (None, false)
             } else {
@@ -138,6 +102,89 @@ pub(crate) fn parse_request(input: &[u8]) -> Option<ParsedOrigin<'_>> {
         port,
         canonical: (canonical_port && !uppercase).then_some(input),
     })
+}
+
+/// The end of the host that starts at `start` of a request's origin, and whether it has an
+/// uppercase letter: an IPv6 address in brackets, or labels of host bytes separated by dots.
+fn request_host_end(input: &[u8], start: usize) -> Option<(usize, bool)> {
+    let mut uppercase = false;
+    let mut i = start;
+    if input.get(i) == Some(&b'[') {
+        i += 1;
+        while let Some(&b) = input.get(i) {
+            if !(b.is_ascii_hexdigit() || b == b':' || b == b'.') {
+                break;
+            }
+            uppercase |= b.is_ascii_uppercase();
+            i += 1;
+        }
+        if i == start + 1 || input.get(i) != Some(&b']') {
+            return None;
+        }
+        return Some((i + 1, uppercase));
+    }
+    let mut label_len = 0usize;
+    while let Some(&b) = input.get(i) {
+        if b == b'.' {
+            if label_len == 0 {
+                return None;
+            }
+            label_len = 0;
+        } else if is_host_byte(b) {
+            uppercase |= b.is_ascii_uppercase();
+            label_len += 1;
+        } else {
+            break;
+        }
+        i += 1;
+    }
+    (label_len != 0).then_some((i, uppercase))
+}
+
+/// A port written in an origin: one to five digits, from 1 to 65535.
+fn port_number(digits: &[u8]) -> Option<u16> {
+    if digits.is_empty() || digits.len() > 5 || !digits.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    let value = digits
+        .iter()
+        .fold(0u32, |acc, &d| acc * 10 + u32::from(d - b'0'));
+    u16::try_from(value).ok().filter(|&v| v != 0)
+}
+
+/// The host of a configured origin's authority, checked, and what follows it (`:port` or
+/// nothing).
+fn split_host(authority: &[u8]) -> Result<(&[u8], &[u8]), OriginSyntaxError> {
+    if authority.first() == Some(&b'[') {
+        let close = authority
+            .iter()
+            .position(|&b| b == b']')
+            .ok_or(OriginSyntaxError::InvalidHost)?;
+        let inner = &authority[1..close];
+        if inner.is_empty()
+            || !inner
+                .iter()
+                .all(|&b| b.is_ascii_hexdigit() || b == b':' || b == b'.')
+        {
+            return Err(OriginSyntaxError::InvalidHost);
+        }
+        return Ok((&authority[..=close], &authority[close + 1..]));
+    }
+    let colon = authority
+        .iter()
+        .position(|&b| b == b':')
+        .unwrap_or(authority.len());
+    let host = &authority[..colon];
+    if host.is_empty() {
+        return Err(OriginSyntaxError::EmptyHost);
+    }
+    if !host
+        .split(|&b| b == b'.')
+        .all(|label| !label.is_empty() && label.iter().all(|&b| is_host_byte(b)))
+    {
+        return Err(OriginSyntaxError::InvalidHost);
+    }
+    Ok((host, &authority[colon..]))
 }
 
 /// Parses `scheme://host[:port]`, rejecting anything a browser would not send as an `Origin`.
@@ -171,50 +218,11 @@ pub(crate) fn parse(input: &[u8]) -> Result<ParsedOrigin<'_>, OriginSyntaxError>
     if authority.contains(&b'@') {
         return Err(OriginSyntaxError::Userinfo);
     }
-    let (host, port_part) = if authority.first() == Some(&b'[') {
-        let close = authority
-            .iter()
-            .position(|&b| b == b']')
-            .ok_or(OriginSyntaxError::InvalidHost)?;
-        let inner = &authority[1..close];
-        if inner.is_empty()
-            || !inner
-                .iter()
-                .all(|&b| b.is_ascii_hexdigit() || b == b':' || b == b'.')
-        {
-            return Err(OriginSyntaxError::InvalidHost);
-        }
-        (&authority[..=close], &authority[close + 1..])
-    } else {
-        let colon = authority
-            .iter()
-            .position(|&b| b == b':')
-            .unwrap_or(authority.len());
-        let host = &authority[..colon];
-        if host.is_empty() {
-            return Err(OriginSyntaxError::EmptyHost);
-        }
-        if !host
-            .split(|&b| b == b'.')
-            .all(|label| !label.is_empty() && label.iter().all(|&b| is_host_byte(b)))
-        {
-            return Err(OriginSyntaxError::InvalidHost);
-        }
-        (host, &authority[colon..])
-    };
+    let (host, port_part) = split_host(authority)?;
     let port = match port_part.split_first() {
         None => None,
         Some((b':', digits)) => {
-            if digits.is_empty() || digits.len() > 5 || !digits.iter().all(u8::is_ascii_digit) {
-                return Err(OriginSyntaxError::InvalidPort);
-            }
-            let value = digits
-                .iter()
-                .fold(0u32, |acc, &d| acc * 10 + u32::from(d - b'0'));
-            let value = u16::try_from(value).map_err(|_| OriginSyntaxError::InvalidPort)?;
-            if value == 0 {
-                return Err(OriginSyntaxError::InvalidPort);
-            }
+            let value = port_number(digits).ok_or(OriginSyntaxError::InvalidPort)?;
             if default_port(scheme) == Some(value) {
                 None
             } else {
@@ -615,16 +623,14 @@ impl OriginSet {
         }
     }
 
-    /// Whether a request's `Origin` value is in the set.
-    pub(crate) fn allows(&self, input: &[u8]) -> bool {
+    /// Whether a request's `Origin` value is in the set; `Err` when it is not an origin.
+    pub(crate) fn contains(&self, input: &[u8]) -> Result<bool, NotAnOrigin> {
         // Configured origins were validated and stored normalised, so a value equal to one of
         // them byte for byte (as browsers send it) is that origin: no need to parse it.
         if self.exact.contains(input) {
-            return true;
+            return Ok(true);
         }
-        let Some(origin) = parse_request(input) else {
-            return false;
-        };
+        let origin = parse_request(input).ok_or(NotAnOrigin)?;
         // An origin in normal form is its own canonical spelling, looked up just above; any
         // other spelling of an exact origin is found by its normal form.
         if origin.canonical.is_none() && !self.exact.is_empty() {
@@ -633,12 +639,16 @@ impl OriginSet {
                 .normalize_into(&mut buf)
                 .is_some_and(|normalized| self.exact.contains(normalized))
             {
-                return true;
+                return Ok(true);
             }
         }
-        self.patterns.iter().any(|p| p.matches(&origin))
+        Ok(self.patterns.iter().any(|p| p.matches(&origin)))
     }
 }
+
+/// A request's `Origin` that is not `scheme://host[:port]`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct NotAnOrigin;
 
 #[cfg(test)]
 mod tests {

@@ -295,7 +295,7 @@ impl CorsPolicy {
             return Ok(());
         }
         crate::cross_origin::check(request, host, |origin| {
-            !self.any_origin && self.origin.allows(origin, request)
+            !self.any_origin && self.origin.decide(origin, request).is_ok()
         })
     }
 
@@ -373,8 +373,7 @@ impl CorsPolicy {
             {
                 Ok(())
             }
-            Lines::One(origin) if self.origin.allows(origin, request) => Ok(()),
-            Lines::One(origin) => Err(self.origin.refusal(origin, request)),
+            Lines::One(origin) => self.origin.decide(origin, request),
         }
     }
 
@@ -401,8 +400,10 @@ impl CorsPolicy {
         }
         let origin = match request.origin_lines() {
             _ if self.any_origin => None,
-            Lines::One(origin) if self.origin.allows(origin, request) => Some(origin.clone()),
-            Lines::One(origin) => return Err(self.origin.refusal(origin, request)),
+            Lines::One(origin) => {
+                self.origin.decide(origin, request)?;
+                Some(origin.clone())
+            }
             Lines::Several => return Err(Refusal::SeveralOrigins),
             Lines::Absent => return Err(Refusal::NotPreflight),
         };
@@ -443,14 +444,15 @@ impl CorsPolicy {
         let verdict = match origin {
             Lines::Absent => Verdict::NotCors,
             _ if self.any_origin => Verdict::AnyOrigin,
-            Lines::One(origin) if self.origin.allows(origin, request) => Verdict::Reflect,
-            Lines::One(origin) => {
-                let refusal = self.origin.refusal(origin, request);
-                if let Refusal::OriginLookupFailed { reason } = refusal {
-                    lookup_failure = Some(reason.into());
+            Lines::One(origin) => match self.origin.decide(origin, request) {
+                Ok(()) => Verdict::Reflect,
+                Err(refusal) => {
+                    if let Refusal::OriginLookupFailed { reason } = refusal {
+                        lookup_failure = Some(reason.into());
+                    }
+                    Verdict::refused(refusal)
                 }
-                Verdict::refused(refusal)
-            }
+            },
             Lines::Several => Verdict::refused(Refusal::SeveralOrigins),
         };
         let granted = matches!(verdict, Verdict::AnyOrigin | Verdict::Reflect);

@@ -79,9 +79,9 @@ pub enum Refusal<'a> {
         /// The first malformed element.
         element: &'a [u8],
     },
-    /// The asynchronous origin decision
+    /// The origin could not be decided: the asynchronous decision
     /// ([`AllowOrigin::async_predicate`](crate::AllowOrigin::async_predicate)) failed, took too
-    /// long, or was not made: answered as a refusal.
+    /// long, panicked or was not made, or a predicate panicked. Answered as a refusal.
     OriginLookupFailed {
         /// What happened: the lookup's error text, which may repeat request bytes (the origin,
         /// a tenant name), so it is displayed escaped and cut like them.
