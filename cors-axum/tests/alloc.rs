@@ -36,7 +36,12 @@ fn the_cors_layer_allocates_no_more_than_the_floor() {
         let floor = allocations("floor", which);
         let tower = allocations("tower-http", which);
         println!("{which}: ours {ours}, tower-http {tower}, floor {floor}");
-        assert!(ours <= floor, "{which}: ours {ours} > floor {floor}");
+        // A preflight is answered by the path's `OPTIONS` route without a handler's future.
+        let axums_box = if which == "preflight" { 0.0 } else { 1.0 };
+        assert!(
+            ours <= floor + axums_box,
+            "{which}: ours {ours} > floor {floor}"
+        );
         assert!(ours < tower, "{which}: ours {ours} >= tower-http {tower}");
     }
 }

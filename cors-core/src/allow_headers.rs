@@ -135,6 +135,16 @@ impl CompiledHeaders {
                 Ok(HeadersGrant::List)
             }
             CompiledHeaders::Mirror => {
+                let mut lines = requested.into_iter();
+                if let (Some(line), None) = (lines.next(), lines.next())
+                    && let Some(names) = header_list::count_names(line.as_bytes())
+                {
+                    return Ok(if names == 0 {
+                        HeadersGrant::Nothing
+                    } else {
+                        HeadersGrant::Echo(line.clone())
+                    });
+                }
                 let summary: HeaderListSummary = header_list::parse(requested, |_| true)?;
                 if summary.names == 0 {
                     return Ok(HeadersGrant::Nothing);

@@ -9,8 +9,8 @@ use std::time::Duration;
 use http::{HeaderMap, HeaderName, HeaderValue, Method, Uri};
 
 use crate::origin::{
-    ConfiguredOrigin, OriginConfigError, OriginSet, OriginSyntaxError, parse_configured,
-    parse_request,
+    ConfiguredOrigin, InSet, NotAnOrigin, OriginConfigError, OriginSet, OriginSyntaxError,
+    parse_configured, parse_request,
 };
 use crate::public_suffix::{self, OwnedSuffixes};
 
@@ -597,22 +597,29 @@ impl CompiledOrigin {
     /// `Access-Control-Allow-Origin`, and why not: `null` only with the opt-in, otherwise only
     /// a well-formed origin the rule allows. The origin is read once. A predicate that panics
     /// refuses, with the panic as the reason.
-    pub(crate) fn decide<'a>(
-        &self,
+    ///
+    /// `Ok(Some(value))`: a configured origin equal to the request's byte for byte, to reflect
+    /// instead of the request's own value (the same bytes, prebuilt).
+    pub(crate) fn decide<'s, 'a>(
+        &'s self,
         origin: &'a HeaderValue,
         request: &CorsRequest<'a>,
-    ) -> Result<(), Refusal<'a>> {
+    ) -> Result<Option<&'s HeaderValue>, Refusal<'a>> {
         let bytes = origin.as_bytes();
         if bytes == b"null" {
             return if self.allow_null {
-                Ok(())
+                Ok(None)
             } else {
                 Err(Refusal::NullOriginNotEnabled)
             };
         }
-        let malformed = |_| Refusal::MalformedOrigin { origin };
         let allowed = match &self.rule {
-            OriginRule::Set(set) => set.contains(bytes).map_err(malformed)?,
+            OriginRule::Set(set) => match set.contains(bytes) {
+                Ok(InSet::Exact(configured)) => return Ok(Some(configured)),
+                Ok(InSet::Spelled) => true,
+                Ok(InSet::No) => false,
+                Err(NotAnOrigin) => return Err(Refusal::MalformedOrigin { origin }),
+            },
             _ if parse_request(bytes).is_none() => return Err(Refusal::MalformedOrigin { origin }),
             OriginRule::Any | OriginRule::Mirror => true,
             OriginRule::Predicate(f) => predicate(|| f(origin))?,
@@ -631,7 +638,7 @@ impl CompiledOrigin {
             },
         };
         if allowed {
-            Ok(())
+            Ok(None)
         } else {
             Err(Refusal::OriginNotAllowed { origin })
         }
@@ -753,8 +760,13 @@ mod tests {
             set.decide(&path, &request),
             Err(Refusal::MalformedOrigin { origin: &path })
         );
-        assert_eq!(set.decide(&value("https://a.com"), &request), Ok(()));
-        assert_eq!(set.decide(&value("HTTPS://A.com:443"), &request), Ok(()));
+        let configured = set.decide(&value("https://a.com"), &request).unwrap();
+        assert_eq!(
+            configured,
+            Some(&value("https://a.com")),
+            "reflected as configured"
+        );
+        assert_eq!(set.decide(&value("HTTPS://A.com:443"), &request), Ok(None));
     }
 
     #[test]

@@ -4,8 +4,11 @@
 //! and host lowercase, the default port (`:443` for `https`, `:80` for `http`) dropped. A request's
 //! `Origin` is parsed the same way into a stack buffer, so comparing it never allocates.
 
+use std::borrow::Borrow;
 use std::collections::HashSet;
-use std::hash::{BuildHasherDefault, Hasher};
+use std::hash::{BuildHasherDefault, Hash, Hasher};
+
+use http::HeaderValue;
 
 /// Longest `Origin` value considered. Real origins are far shorter (a DNS name is at most 253
 /// bytes); anything longer is refused rather than buffered.
@@ -37,12 +40,40 @@ pub(crate) struct ParsedOrigin<'a> {
 }
 
 fn is_scheme_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.')
+    BYTE_CLASS[usize::from(b)] & SCHEME != 0
 }
 
 fn is_host_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_')
+    BYTE_CLASS[usize::from(b)] & HOST != 0
 }
+
+/// Bytes of a scheme, in [`BYTE_CLASS`].
+const SCHEME: u8 = 1;
+/// Bytes of a host name's labels, in [`BYTE_CLASS`].
+const HOST: u8 = 2;
+/// Uppercase letters, in [`BYTE_CLASS`].
+const UPPER: u8 = 4;
+
+/// What each byte may be part of: a table, as this runs for every byte of every `Origin`.
+const BYTE_CLASS: [u8; 256] = {
+    let mut table = [0u8; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        if c.is_ascii_alphanumeric() {
+            table[b] = SCHEME | HOST;
+        }
+        if c.is_ascii_uppercase() {
+            table[b] |= UPPER;
+        }
+        b += 1;
+    }
+    table[b'+' as usize] = SCHEME;
+    table[b'.' as usize] = SCHEME;
+    table[b'-' as usize] = SCHEME | HOST;
+    table[b'_' as usize] = HOST;
+    table
+};
 
 fn default_port(scheme: &[u8]) -> Option<u16> {
     if scheme.eq_ignore_ascii_case(b"https") {
@@ -57,36 +88,41 @@ fn default_port(scheme: &[u8]) -> Option<u16> {
 /// [`parse`] in one pass, for request origins: the same answer, without the error kind (which
 /// only configuration messages need). `tests::fast_parse_agrees` checks they agree.
 pub(crate) fn parse_request(input: &[u8]) -> Option<ParsedOrigin<'_>> {
-    if input.len() > MAX_ORIGIN_LEN {
+    if input.len() > MAX_ORIGIN_LEN || !input.first()?.is_ascii_alphabetic() {
         return None;
     }
-    let mut uppercase = false;
-    let mut i = 0;
-    // Scheme: a letter, then letters, digits, `+`, `-`, `.`.
-    if !input.first()?.is_ascii_alphabetic() {
-        return None;
-    }
-    while let Some(&b) = input.get(i) {
-        if !is_scheme_byte(b) {
-            break;
-        }
-        uppercase |= b.is_ascii_uppercase();
+    // Every byte's classes, or-ed: an uppercase letter anywhere makes the spelling not canonical.
+    let mut seen = 0u8;
+    // Scheme: a letter, then letters, digits, `+`, `-`, `.`; it ends at the `:` of `://`.
+    // Browsers send `https` and `http` lowercase: those are known without a look at each byte.
+    let mut i = if input.starts_with(b"https:") {
+        5
+    } else if input.starts_with(b"http:") {
+        4
+    } else {
+        0
+    };
+    while i < input.len() && BYTE_CLASS[usize::from(input[i])] & SCHEME != 0 {
+        seen |= BYTE_CLASS[usize::from(input[i])];
         i += 1;
     }
     let scheme = &input[..i];
-    if input.get(i..i + 3)? != b"://" {
-        return None;
-    }
-    i += 3;
-    let host_start = i;
-    let (host_end, host_uppercase) = request_host_end(input, host_start)?;
-    uppercase |= host_uppercase;
-    i = host_end;
-    let host = &input[host_start..i];
-    let (port, canonical_port) = match input.get(i) {
-        None => (None, true),
-        Some(b':') => {
-            let digits = &input[i + 1..];
+    let rest = input[i..].strip_prefix(b"://")?;
+    let host_len = if rest.first() == Some(&b'[') {
+        let len = ipv6_len(rest)?;
+        if rest[..len].iter().any(u8::is_ascii_uppercase) {
+            seen |= UPPER;
+        }
+        len
+    } else {
+        let (len, classes) = name_len(rest)?;
+        seen |= classes;
+        len
+    };
+    let (host, port_part) = rest.split_at(host_len);
+    let (port, canonical_port) = match port_part {
+        [] => (None, true),
+        [b':', digits @ ..] => {
             let value = port_number(digits)?;
             if default_port(scheme) == Some(value) {
                 (None, false)
@@ -94,8 +130,9 @@ pub(crate) fn parse_request(input: &[u8]) -> Option<ParsedOrigin<'_>> {
                 (Some(value), digits[0] != b'0')
             }
         }
-        Some(_) => return None,
+        _ => return None,
     };
+    let uppercase = seen & UPPER != 0;
     Some(ParsedOrigin {
         scheme,
         host,
@@ -104,41 +141,34 @@ pub(crate) fn parse_request(input: &[u8]) -> Option<ParsedOrigin<'_>> {
     })
 }
 
-/// The end of the host that starts at `start` of a request's origin, and whether it has an
-/// uppercase letter: an IPv6 address in brackets, or labels of host bytes separated by dots.
-fn request_host_end(input: &[u8], start: usize) -> Option<(usize, bool)> {
-    let mut uppercase = false;
-    let mut i = start;
-    if input.get(i) == Some(&b'[') {
-        i += 1;
-        while let Some(&b) = input.get(i) {
-            if !(b.is_ascii_hexdigit() || b == b':' || b == b'.') {
-                break;
-            }
-            uppercase |= b.is_ascii_uppercase();
-            i += 1;
-        }
-        if i == start + 1 || input.get(i) != Some(&b']') {
+/// The length of the IPv6 address in brackets that starts `rest`: hex digits, `:` and `.`.
+fn ipv6_len(rest: &[u8]) -> Option<usize> {
+    let inner = rest[1..]
+        .iter()
+        .position(|&b| !(b.is_ascii_hexdigit() || b == b':' || b == b'.'))?;
+    (inner != 0 && rest.get(inner + 1) == Some(&b']')).then_some(inner + 2)
+}
+
+/// The length of the host name that starts `rest`: labels of host bytes (letters, digits, `-`,
+/// `_`), none empty, separated by dots; and the classes of its bytes, or-ed.
+fn name_len(rest: &[u8]) -> Option<(usize, u8)> {
+    let (mut i, mut seen, mut label) = (0, 0u8, 0usize);
+    while i < rest.len() {
+        let b = rest[i];
+        let class = BYTE_CLASS[usize::from(b)];
+        if class & HOST != 0 {
+            label += 1;
+        } else if b == b'.' && label != 0 {
+            label = 0;
+        } else if b == b'.' {
             return None;
-        }
-        return Some((i + 1, uppercase));
-    }
-    let mut label_len = 0usize;
-    while let Some(&b) = input.get(i) {
-        if b == b'.' {
-            if label_len == 0 {
-                return None;
-            }
-            label_len = 0;
-        } else if is_host_byte(b) {
-            uppercase |= b.is_ascii_uppercase();
-            label_len += 1;
         } else {
             break;
         }
+        seen |= class;
         i += 1;
     }
-    (label_len != 0).then_some((i, uppercase))
+    (label != 0).then_some((i, seen))
 }
 
 /// A port written in an origin: one to five digits, from 1 to 65535.
@@ -560,11 +590,37 @@ impl Hasher for WordHasher {
 /// amount of work whatever the request.
 const LINEAR_MAX: usize = 8;
 
+/// A configured exact origin, normalised, as the value reflected when a request sends it
+/// byte for byte: prebuilt, so reflecting it clones no request bytes. Compared and hashed as
+/// bytes.
+#[derive(Debug, Clone)]
+struct ExactOrigin(HeaderValue);
+
+impl PartialEq for ExactOrigin {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.as_bytes() == other.0.as_bytes()
+    }
+}
+
+impl Eq for ExactOrigin {}
+
+impl Hash for ExactOrigin {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.0.as_bytes().hash(state);
+    }
+}
+
+impl Borrow<[u8]> for ExactOrigin {
+    fn borrow(&self) -> &[u8] {
+        self.0.as_bytes()
+    }
+}
+
 /// Configured exact origins, normalised.
 #[derive(Debug, Clone)]
 enum ExactOrigins {
-    Few(Vec<Box<[u8]>>),
-    Many(HashSet<Box<[u8]>, BuildHasherDefault<WordHasher>>),
+    Few(Vec<ExactOrigin>),
+    Many(HashSet<ExactOrigin, BuildHasherDefault<WordHasher>>),
 }
 
 impl Default for ExactOrigins {
@@ -575,6 +631,11 @@ impl Default for ExactOrigins {
 
 impl ExactOrigins {
     fn insert(&mut self, origin: Box<[u8]>) {
+        let origin = std::str::from_utf8(&origin)
+            .ok()
+            .and_then(crate::intern::static_value)
+            .map(ExactOrigin)
+            .expect("a parsed origin is ASCII, a header value");
         match self {
             ExactOrigins::Few(list) if list.contains(&origin) => {}
             ExactOrigins::Few(list) if list.len() < LINEAR_MAX => list.push(origin),
@@ -596,11 +657,17 @@ impl ExactOrigins {
         }
     }
 
-    fn contains(&self, origin: &[u8]) -> bool {
+    /// The configured origin equal to `origin` byte for byte.
+    fn get(&self, origin: &[u8]) -> Option<&HeaderValue> {
         match self {
-            ExactOrigins::Few(list) => list.iter().any(|o| **o == *origin),
-            ExactOrigins::Many(set) => set.contains(origin),
+            ExactOrigins::Few(list) => list.iter().find(|o| o.0.as_bytes() == origin),
+            ExactOrigins::Many(set) => set.get(origin),
         }
+        .map(|o| &o.0)
+    }
+
+    fn contains(&self, origin: &[u8]) -> bool {
+        self.get(origin).is_some()
     }
 }
 
@@ -624,11 +691,11 @@ impl OriginSet {
     }
 
     /// Whether a request's `Origin` value is in the set; `Err` when it is not an origin.
-    pub(crate) fn contains(&self, input: &[u8]) -> Result<bool, NotAnOrigin> {
+    pub(crate) fn contains<'s>(&'s self, input: &[u8]) -> Result<InSet<'s>, NotAnOrigin> {
         // Configured origins were validated and stored normalised, so a value equal to one of
         // them byte for byte (as browsers send it) is that origin: no need to parse it.
-        if self.exact.contains(input) {
-            return Ok(true);
+        if let Some(configured) = self.exact.get(input) {
+            return Ok(InSet::Exact(configured));
         }
         let origin = parse_request(input).ok_or(NotAnOrigin)?;
         // An origin in normal form is its own canonical spelling, looked up just above; any
@@ -639,11 +706,25 @@ impl OriginSet {
                 .normalize_into(&mut buf)
                 .is_some_and(|normalized| self.exact.contains(normalized))
             {
-                return Ok(true);
+                return Ok(InSet::Spelled);
             }
         }
-        Ok(self.patterns.iter().any(|p| p.matches(&origin)))
+        Ok(if self.patterns.iter().any(|p| p.matches(&origin)) {
+            InSet::Spelled
+        } else {
+            InSet::No
+        })
     }
+}
+
+/// Whether an origin is in an [`OriginSet`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum InSet<'s> {
+    /// A configured origin, byte for byte: reflect this value, which is prebuilt.
+    Exact(&'s HeaderValue),
+    /// Another spelling of a configured origin, or an origin a pattern matches.
+    Spelled,
+    No,
 }
 
 /// A request's `Origin` that is not `scheme://host[:port]`.

@@ -373,7 +373,7 @@ impl CorsPolicy {
             {
                 Ok(())
             }
-            Lines::One(origin) => self.origin.decide(origin, request),
+            Lines::One(origin) => self.origin.decide(origin, request).map(drop),
         }
     }
 
@@ -401,8 +401,8 @@ impl CorsPolicy {
         let origin = match request.origin_lines() {
             _ if self.any_origin => None,
             Lines::One(origin) => {
-                self.origin.decide(origin, request)?;
-                Some(origin.clone())
+                let configured = self.origin.decide(origin, request)?;
+                Some(configured.unwrap_or(origin).clone())
             }
             Lines::Several => return Err(Refusal::SeveralOrigins),
             Lines::Absent => return Err(Refusal::NotPreflight),
@@ -441,11 +441,16 @@ impl CorsPolicy {
     pub fn actual(&self, request: &CorsRequest<'_>) -> ActualDecision {
         let origin = request.origin_lines();
         let mut lookup_failure = None;
+        // The configured value equal to the request's `Origin`, if any, saves cloning it.
+        let mut reflected = None;
         let verdict = match origin {
             Lines::Absent => Verdict::NotCors,
             _ if self.any_origin => Verdict::AnyOrigin,
             Lines::One(origin) => match self.origin.decide(origin, request) {
-                Ok(()) => Verdict::Reflect,
+                Ok(configured) => {
+                    reflected = configured;
+                    Verdict::Reflect
+                }
                 Err(refusal) => {
                     if let Refusal::OriginLookupFailed { reason } = refusal {
                         lookup_failure = Some(reason.into());
@@ -457,7 +462,7 @@ impl CorsPolicy {
         };
         let granted = matches!(verdict, Verdict::AnyOrigin | Verdict::Reflect);
         ActualDecision {
-            origin: request.origin().cloned(),
+            origin: reflected.or(request.origin()).cloned(),
             verdict,
             credentials: self.credentials,
             vary_origin: !self.any_origin,

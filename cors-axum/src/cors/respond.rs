@@ -78,6 +78,7 @@ impl PathCors {
 
     /// Answers `request` as the path's plan says, handing it on to `downstream` unless it is a
     /// preflight.
+    #[inline]
     pub(crate) fn respond<B, D>(
         &self,
         request: Request<B>,
@@ -120,6 +121,7 @@ impl PathCors {
     }
 
     /// Hands `request` on as `step` says.
+    #[inline]
     fn proceed<B, D: Downstream<B>>(
         &self,
         mut request: Request<B>,
@@ -150,6 +152,7 @@ impl PathCors {
 
     /// What `plan` makes of `request`, given the answer of its asynchronous origin decision, if
     /// one was made.
+    #[inline]
     fn decide<B>(
         &self,
         plan: &PathPlan,
@@ -181,7 +184,11 @@ impl PathCors {
             return Step::Call(Then::Untouched);
         };
         let decision = policy.actual(&cors);
-        if let Some(refusal) = decision.refusal() {
+        if !decision.is_allowed()
+            && decision.is_cors()
+            && logs_refusals()
+            && let Some(refusal) = decision.refusal()
+        {
             self.refused(request, "request", &refusal);
         }
         Step::Call(Then::Decided(decision))
@@ -199,7 +206,10 @@ impl PathCors {
         match route {
             RoutePlan::On { policy, .. } => {
                 let decision = policy.preflight(cors);
-                if let Some(refusal) = decision.refusal() {
+                if !decision.is_allowed()
+                    && logs_refusals()
+                    && let Some(refusal) = decision.refusal()
+                {
                     self.refused(request, "preflight", &refusal);
                 }
                 *response.status_mut() = decision.status();
@@ -226,6 +236,12 @@ impl PathCors {
             "CORS {kind} refused: {reason}"
         );
     }
+}
+
+/// Whether refusals are logged: asked first, so that an unlogged refusal costs no more than a
+/// grant.
+fn logs_refusals() -> bool {
+    tracing::enabled!(target: "cors_axum", tracing::Level::DEBUG)
 }
 
 /// A request's `Origin` in a log line: escaped, `-` when there is none.
