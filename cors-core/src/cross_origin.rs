@@ -4,6 +4,8 @@
 
 use http::{HeaderValue, Method};
 
+use crate::CorsConfigError;
+
 use crate::Refusal;
 use crate::header::SEC_FETCH_SITE;
 use crate::origin::names_host;
@@ -52,5 +54,59 @@ pub(crate) fn check<'a>(
         }
         Lines::One(origin) if trusted(origin) => Ok(()),
         Lines::One(origin) => Err(Refusal::CrossOriginRequest { origin }),
+    }
+}
+
+/// The paths cross-origin protection lets through
+/// ([`CorsOptions::cross_origin_bypass`](crate::CorsOptions::cross_origin_bypass)).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Bypass {
+    exact: Vec<Box<str>>,
+    /// Prefixes with their final `/`: `/webhooks/` for `/webhooks/*`.
+    prefixes: Vec<Box<str>>,
+}
+
+impl Bypass {
+    pub(crate) fn compile(paths: &[String]) -> Result<Self, CorsConfigError> {
+        let mut bypass = Bypass::default();
+        for path in paths {
+            let invalid = |why: &str| {
+                CorsConfigError::new(
+                    "cross_origin_bypass",
+                    Some(path),
+                    format!(
+                        "`{path}` {why}; write a path such as `/hooks/stripe`, or a prefix ending \
+                         in `/*` such as `/webhooks/*`"
+                    ),
+                )
+            };
+            if !path.starts_with('/') {
+                return Err(invalid("does not start with `/`"));
+            }
+            if path.contains(['?', '#']) {
+                return Err(invalid("has a query or a fragment"));
+            }
+            match path.strip_suffix('*') {
+                Some(prefix) if prefix.ends_with('/') && !prefix.contains('*') => {
+                    bypass.prefixes.push(prefix.into());
+                }
+                Some(_) => return Err(invalid("has a `*` that is not a final `/*`")),
+                None if path.contains('*') => {
+                    return Err(invalid("has a `*` that is not a final `/*`"));
+                }
+                None => bypass.exact.push(path.as_str().into()),
+            }
+        }
+        Ok(bypass)
+    }
+
+    /// Whether the request with this path is let through.
+    pub(crate) fn lets_through(&self, path: &str) -> bool {
+        self.exact.iter().any(|p| **p == *path)
+            || self.prefixes.iter().any(|p| path.starts_with(&**p))
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.exact.is_empty() && self.prefixes.is_empty()
     }
 }

@@ -27,6 +27,7 @@ use crate::{
 /// | [`preflight_passthrough`](Self::preflight_passthrough) | `false` |
 /// | [`owned_public_suffixes`](Self::owned_public_suffixes) | none: no pattern over a public suffix |
 /// | [`protect_cross_origin`](Self::protect_cross_origin) | `false`: unsafe cross-origin requests reach the handler |
+/// | [`cross_origin_bypass`](Self::cross_origin_bypass) | none: protection, where on, covers every path |
 /// | [`dangerously_allow_insecure_origins`](Self::dangerously_allow_insecure_origins) | `false`: with credentials, no plain-HTTP origin but loopback |
 ///
 /// With the default `serde` feature the options deserialize from configuration files (snake_case
@@ -51,6 +52,7 @@ use crate::{
 ///     "enabled": true,
 ///     "preflight_passthrough": false,
 ///     "protect_cross_origin": true,
+///     "cross_origin_bypass": ["/webhooks/*"],
 ///     "owned_public_suffixes": [],
 ///     "dangerously_allow_insecure_origins": false
 /// }"#).unwrap();
@@ -81,6 +83,7 @@ pub struct CorsOptions {
     pub(crate) owned_public_suffixes: Option<Vec<String>>,
     pub(crate) dangerously_allow_insecure_origins: Option<bool>,
     pub(crate) protect_cross_origin: Option<bool>,
+    pub(crate) cross_origin_bypass: Option<Vec<String>>,
 }
 
 impl CorsOptions {
@@ -313,6 +316,44 @@ impl CorsOptions {
         self
     }
 
+    /// Paths that cross-origin protection lets through: webhooks and other endpoints that other
+    /// sites call by design. Each is a path (`/hooks/stripe`), or a prefix ending in `/*`
+    /// (`/webhooks/*` covers `/webhooks/github` and below, not `/webhooks` itself); anything
+    /// else is an error of this option. In configuration files:
+    /// `"cross_origin_bypass": ["/webhooks/*"]`. With the module system, a route or controller
+    /// can also switch protection off for itself with `protect_cross_origin(false)`.
+    ///
+    /// ```
+    /// use cors_axum_core::{CorsOptions, CorsPolicy, CorsRequest};
+    /// use http::{HeaderMap, HeaderValue, Method, Uri};
+    ///
+    /// let options = CorsOptions::new()
+    ///     .origin("https://app.example")
+    ///     .protect_cross_origin(true)
+    ///     .cross_origin_bypass(["/webhooks/*"]);
+    /// let policy = CorsPolicy::from_options(&options)?;
+    /// let mut headers = HeaderMap::new();
+    /// headers.insert("sec-fetch-site", HeaderValue::from_static("cross-site"));
+    /// headers.insert("origin", HeaderValue::from_static("https://hooks.example"));
+    /// let hook = Uri::from_static("/webhooks/github");
+    /// let form = Uri::from_static("/session");
+    /// let request = |uri| CorsRequest::new(&Method::POST, &headers).with_uri(uri);
+    /// assert!(policy.cross_origin(&request(&hook), None).is_ok());
+    /// assert!(policy.cross_origin(&request(&form), None).is_err());
+    ///
+    /// let bad = CorsOptions::new().cross_origin_bypass(["/webhooks*"]);
+    /// assert_eq!(CorsPolicy::from_options(&bad).unwrap_err().field(), "cross_origin_bypass");
+    /// # Ok::<(), cors_axum_core::CorsConfigError>(())
+    /// ```
+    pub fn cross_origin_bypass<I, S>(mut self, paths: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.cross_origin_bypass = Some(paths.into_iter().map(Into::into).collect());
+        self
+    }
+
     /// Whether these options switch cross-origin protection on
     /// ([`protect_cross_origin(true)`](Self::protect_cross_origin)), with or without CORS.
     pub fn protects_cross_origin(&self) -> bool {
@@ -380,6 +421,10 @@ impl CorsOptions {
                 &self.protect_cross_origin,
                 &more_specific.protect_cross_origin,
             ),
+            cross_origin_bypass: pick(
+                &self.cross_origin_bypass,
+                &more_specific.cross_origin_bypass,
+            ),
         }
     }
 
@@ -402,6 +447,7 @@ impl CorsOptions {
             owned_public_suffixes,
             dangerously_allow_insecure_origins,
             protect_cross_origin,
+            cross_origin_bypass,
         } = self;
         origin.is_none()
             && methods.is_none()
@@ -419,6 +465,7 @@ impl CorsOptions {
             && owned_public_suffixes.is_none()
             && dangerously_allow_insecure_origins.is_none()
             && protect_cross_origin.is_none()
+            && cross_origin_bypass.is_none()
     }
 }
 
@@ -528,7 +575,8 @@ mod tests {
                 "credentials": false, "max_age": 5, "private_network": true, "allow_null_origin": true,
                 "preflight_status": 204, "rejected_preflight": "no-cors-headers",
                 "preflight_cache_control": "max-age=60", "owned_public_suffixes": ["myplatform.app"],
-                "dangerously_allow_insecure_origins": false, "protect_cross_origin": true}"#,
+                "dangerously_allow_insecure_origins": false, "protect_cross_origin": true,
+                "cross_origin_bypass": ["/hooks/*"]}"#,
         )
         .unwrap();
         assert!(!options.is_empty());
@@ -547,6 +595,10 @@ mod tests {
         );
         assert_eq!(options.dangerously_allow_insecure_origins, Some(false));
         assert!(options.protects_cross_origin());
+        assert_eq!(
+            options.cross_origin_bypass.as_deref(),
+            Some(&["/hooks/*".to_owned()][..])
+        );
     }
 
     #[test]

@@ -73,6 +73,8 @@ pub struct CorsPolicy {
     preflight: PreflightAnswer,
     /// [`CorsOptions::protect_cross_origin`].
     protect_cross_origin: bool,
+    /// [`CorsOptions::cross_origin_bypass`].
+    cross_origin_bypass: crate::cross_origin::Bypass,
 }
 
 /// Whether a preflight asks for private network access
@@ -162,6 +164,9 @@ impl CorsPolicy {
             actual_vary,
             preflight,
             protect_cross_origin: options.protect_cross_origin.unwrap_or(false),
+            cross_origin_bypass: crate::cross_origin::Bypass::compile(
+                options.cross_origin_bypass.as_deref().unwrap_or_default(),
+            )?,
         })
     }
 
@@ -292,6 +297,13 @@ impl CorsPolicy {
         host: Option<&[u8]>,
     ) -> Result<(), Refusal<'a>> {
         if !self.protect_cross_origin {
+            return Ok(());
+        }
+        if !self.cross_origin_bypass.is_empty()
+            && request
+                .uri()
+                .is_some_and(|uri| self.cross_origin_bypass.lets_through(uri.path()))
+        {
             return Ok(());
         }
         crate::cross_origin::check(request, host, |origin| {

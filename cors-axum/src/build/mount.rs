@@ -118,8 +118,9 @@ impl<'w, S: Clone + Send + Sync + 'static> Builder<'w, S> {
             .collect::<Result<Vec<_>, _>>()?;
         let methods = path_methods(group.iter().map(|r| &r.def.method));
         let (plan, coverage) = self.plan(&path, &methods, group)?;
+        let has_cors = plan.as_ref().is_some_and(|(_, has_cors)| *has_cors);
         let service = prepared.iter().any(|p| p.cors_service);
-        let cors = plan.map(|source| PathCors::new(source, Some(path.clone()), service));
+        let cors = plan.map(|(source, _)| PathCors::new(source, Some(path.clone()), service));
         for ((route, prepared), coverage) in group.iter().zip(&prepared).zip(&coverage) {
             if prepared.cors_service && !matches!(coverage, CorsCoverage::From { .. }) {
                 return Err(BuildError::CorsServiceWithoutCors {
@@ -129,8 +130,7 @@ impl<'w, S: Clone + Send + Sync + 'static> Builder<'w, S> {
                 });
             }
         }
-        let generate_options =
-            cors.is_some() && !group.iter().any(|r| r.def.method == Method::OPTIONS);
+        let generate_options = has_cors && !group.iter().any(|r| r.def.method == Method::OPTIONS);
         let method_router = self.method_router(
             module,
             group,
@@ -279,14 +279,15 @@ impl<'w, S: Clone + Send + Sync + 'static> Builder<'w, S> {
             .clone()
     }
 
-    /// The plan of a path and how each of its routes is covered; no plan where no
-    /// `CorsModule` covers it, or where CORS is off for it for good (not reloadable).
+    /// The plan of a path, with whether CORS is on for any of its routes, and how each of them
+    /// is covered; no plan where no `CorsModule` covers it, or where the plan does nothing for
+    /// good (not reloadable).
     fn plan(
         &mut self,
         path: &Arc<str>,
         methods: &[Method],
         group: &[&Collected<S>],
-    ) -> Result<(Option<PlanSource>, Vec<CorsCoverage>), BuildError> {
+    ) -> Result<(Option<(PlanSource, bool)>, Vec<CorsCoverage>), BuildError> {
         let index = group[0].module;
         if self.walk.modules[index].cors.is_none() {
             return Ok((None, vec![CorsCoverage::None; group.len()]));
@@ -308,9 +309,10 @@ impl<'w, S: Clone + Send + Sync + 'static> Builder<'w, S> {
             .collect();
         let (plan, coverage) = self.planner(index)?.path(path, methods, &routes)?;
         let reloadable = self.reload.is_some();
-        if !reloadable && !plan.has_cors() {
+        if !reloadable && plan.is_inert() {
             return Ok((None, coverage));
         }
+        let has_cors = plan.has_cors();
         let source = PlanSource::new(plan, reloadable);
         if let Some(slot) = source.slot() {
             self.reload_of(index).paths.push(ReloadPath {
@@ -320,7 +322,7 @@ impl<'w, S: Clone + Send + Sync + 'static> Builder<'w, S> {
                 routes,
             });
         }
-        Ok((Some(source), coverage))
+        Ok((Some((source, has_cors || reloadable)), coverage))
     }
 
     /// The planner of module `index`'s paths, made once.
@@ -425,7 +427,7 @@ impl<'w, S: Clone + Send + Sync + 'static> Builder<'w, S> {
         if self.walk.root().cors.is_some() {
             let plan = Arc::new(self.planner(0)?.unknown_path()?);
             let reloadable = self.reload.is_some();
-            if reloadable || plan.has_cors() {
+            if reloadable || !plan.is_inert() {
                 let source = PlanSource::new(plan, reloadable);
                 if let Some(slot) = source.slot() {
                     self.reload_of(0).unknown_path = Some(slot.clone());

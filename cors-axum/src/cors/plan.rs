@@ -29,8 +29,9 @@ pub(crate) enum RoutePlan {
         policy: Box<CorsPolicy>,
         passthrough: bool,
     },
-    /// CORS switched off: no CORS header, preflights refused.
-    Off,
+    /// CORS switched off: no CORS header, preflights refused; unsafe cross-origin requests
+    /// refused too where `protect` (cross-origin protection) is on.
+    Off { protect: bool },
 }
 
 impl RoutePlan {
@@ -43,7 +44,9 @@ impl RoutePlan {
         reloadable: bool,
     ) -> Result<Self, CorsConfigError> {
         if !options.is_enabled() {
-            return Ok(RoutePlan::Off);
+            return Ok(RoutePlan::Off {
+                protect: options.protects_cross_origin(),
+            });
         }
         let policy = match (methods, reloadable) {
             (Some(methods), false) => CorsPolicy::for_route(options, methods)?,
@@ -64,7 +67,7 @@ impl RoutePlan {
     pub(crate) fn policy(&self) -> Option<&CorsPolicy> {
         match self {
             RoutePlan::On { policy, .. } => Some(policy),
-            RoutePlan::Off => None,
+            RoutePlan::Off { .. } => None,
         }
     }
 }
@@ -89,7 +92,7 @@ impl PathPlan {
         let asynchronous = plans()
             .filter_map(RoutePlan::policy)
             .any(CorsPolicy::decides_origins_asynchronously);
-        let some_off = plans().any(|plan| matches!(plan, RoutePlan::Off));
+        let some_off = plans().any(|plan| matches!(plan, RoutePlan::Off { .. }));
         let off_preflight_vary = if some_off {
             preflight_vary(plans().filter_map(RoutePlan::policy))
         } else {
@@ -149,6 +152,14 @@ impl PathPlan {
                 .by_method
                 .iter()
                 .any(|(_, plan)| matches!(plan, RoutePlan::On { .. }))
+    }
+
+    /// Whether the plan does nothing to any request: CORS off for every route, and no
+    /// cross-origin protection.
+    pub(crate) fn is_inert(&self) -> bool {
+        std::iter::once(&self.default)
+            .chain(self.by_method.iter().map(|(_, plan)| plan))
+            .all(|plan| matches!(plan, RoutePlan::Off { protect: false }))
     }
 
     /// Whether a request may need an asynchronous origin decision first.
@@ -423,9 +434,13 @@ impl ModulePlanner {
         // A path whose every route switches CORS off is off for what no route answers too: the
         // generated `OPTIONS` route and the `405` answer.
         if by_method.len() == routes.len()
-            && by_method.iter().all(|(_, p)| matches!(p, RoutePlan::Off))
+            && by_method
+                .iter()
+                .all(|(_, p)| matches!(p, RoutePlan::Off { .. }))
         {
-            default = RoutePlan::Off;
+            default = RoutePlan::Off {
+                protect: self.options.protects_cross_origin(),
+            };
         }
         // `HEAD` is answered by the `GET` route unless the path has a `HEAD` route of its own.
         let has_head = routes.iter().any(|r| r.method == Method::HEAD);

@@ -7,8 +7,10 @@ use std::sync::Arc;
 
 use axum::body::Body;
 use axum::response::Response;
-use cors_axum_core::{ActualDecision, CorsRequest, OriginAnswer, OriginLookup, RequestKind};
-use http::{HeaderMap, HeaderValue, Request, StatusCode, header};
+use cors_axum_core::{
+    ActualDecision, CorsPolicy, CorsRequest, OriginAnswer, OriginLookup, Refusal, RequestKind,
+};
+use http::{HeaderMap, HeaderValue, Method, Request, StatusCode, header};
 
 use super::future::ResponseFuture;
 use super::plan::{PathPlan, PlanSource, RoutePlan};
@@ -180,16 +182,32 @@ impl PathCors {
             }
             return Step::Answer(answer);
         }
-        let Some(policy) = route.policy() else {
-            return Step::Call(Then::Untouched);
+        let policy = match route {
+            RoutePlan::On { policy, .. } => policy,
+            RoutePlan::Off { protect } => {
+                if *protect && let Err(refusal) = protected(&cors, request, None) {
+                    return Step::Answer(self.forbidden(request, "unsafe request", &refusal));
+                }
+                return Step::Call(Then::Untouched);
+            }
         };
-        let decision = policy.actual(&cors);
-        if !decision.is_allowed()
-            && decision.is_cors()
-            && logs_refusals()
-            && let Some(refusal) = decision.refusal()
+        if policy.protects_cross_origin()
+            && let Err(refusal) = protected(&cors, request, Some(policy))
         {
-            self.refused(request, "request", &refusal);
+            return Step::Answer(self.forbidden(request, "unsafe request", &refusal));
+        }
+        let decision = policy.actual(&cors);
+        if !decision.is_allowed() && decision.is_cors() {
+            // A WebSocket handshake from an origin that may not read the path's answers may not
+            // open a socket either: browsers apply no CORS to it.
+            if let Err(refusal) = websocket(policy, &cors, request) {
+                return Step::Answer(self.forbidden(request, "WebSocket handshake", &refusal));
+            }
+            if logs_refusals()
+                && let Some(refusal) = decision.refusal()
+            {
+                self.refused(request, "request", &refusal);
+            }
         }
         Step::Call(Then::Decided(decision))
     }
@@ -215,7 +233,7 @@ impl PathCors {
                 *response.status_mut() = decision.status();
                 decision.write(response.headers_mut());
             }
-            RoutePlan::Off => {
+            RoutePlan::Off { .. } => {
                 self.refused(request, "preflight", &"CORS is off for this route");
                 *response.status_mut() = StatusCode::NO_CONTENT;
                 if let Some(vary) = plan.off_preflight_vary() {
@@ -223,6 +241,21 @@ impl PathCors {
                 }
             }
         }
+        response
+    }
+
+    /// The `403 Forbidden` of a request refused before its guards and handler: an unsafe
+    /// cross-origin request under cross-origin protection, or a WebSocket handshake from an
+    /// origin the policy does not allow. It carries no CORS grant.
+    fn forbidden<B>(
+        &self,
+        request: &Request<B>,
+        kind: &'static str,
+        reason: &dyn std::fmt::Display,
+    ) -> Response {
+        self.refused(request, kind, reason);
+        let mut response = Response::new(Body::from("Forbidden\n"));
+        *response.status_mut() = StatusCode::FORBIDDEN;
         response
     }
 
@@ -235,6 +268,50 @@ impl PathCors {
             origin = %Shown(request.headers().get(header::ORIGIN)),
             "CORS {kind} refused: {reason}"
         );
+    }
+}
+
+/// The host a request is for, as cross-origin protection compares it with `Origin`: its `Host`
+/// (HTTP/1.1), or the authority of its URI (HTTP/2).
+fn host<B>(request: &Request<B>) -> Option<&[u8]> {
+    request
+        .headers()
+        .get(header::HOST)
+        .map(HeaderValue::as_bytes)
+        .or_else(|| request.uri().authority().map(|a| a.as_str().as_bytes()))
+}
+
+/// Cross-origin protection of `request`: its policy's rule (the origins it allows are trusted),
+/// or, where CORS is off (`policy` is `None`), the rule trusting no origin.
+fn protected<'a, B>(
+    cors: &CorsRequest<'a>,
+    request: &'a Request<B>,
+    policy: Option<&CorsPolicy>,
+) -> Result<(), Refusal<'a>> {
+    if matches!(
+        *request.method(),
+        Method::GET | Method::HEAD | Method::OPTIONS
+    ) {
+        return Ok(());
+    }
+    match policy {
+        Some(policy) => policy.cross_origin(cors, host(request)),
+        None => CorsPolicy::cross_origin_trusting_none(cors, host(request)),
+    }
+}
+
+/// The origin decision of a WebSocket handshake: an HTTP/1.1 upgrade, or an HTTP/2 extended
+/// `CONNECT` (RFC 8441; a `CONNECT` that reaches a route is one, whatever its `:protocol`, so
+/// no handshake escapes the decision); `Ok` for any other request.
+fn websocket<'a, B>(
+    policy: &CorsPolicy,
+    cors: &CorsRequest<'a>,
+    request: &'a Request<B>,
+) -> Result<(), Refusal<'a>> {
+    if *request.method() == Method::CONNECT {
+        policy.websocket_handshake(cors, host(request))
+    } else {
+        policy.websocket(cors, host(request))
     }
 }
 
