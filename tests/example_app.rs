@@ -153,6 +153,17 @@ fn an_invalid_cors_configuration_is_refused_at_start_naming_the_option() {
     );
 }
 
+/// Waits, at most five seconds, until `done` holds.
+async fn until(mut done: impl AsyncFnMut() -> bool) -> bool {
+    for _ in 0..100 {
+        if done().await {
+            return true;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    false
+}
+
 #[tokio::test]
 async fn the_cors_options_are_reloaded_from_the_file_and_a_bad_file_changes_nothing() {
     let dir = std::env::temp_dir().join(format!("example-app-reload-{}", std::process::id()));
@@ -170,26 +181,121 @@ async fn the_cors_options_are_reloaded_from_the_file_and_a_bad_file_changes_noth
         headers.get("access-control-allow-origin").is_some()
     };
 
+    write(PAGE);
     let reload = CorsReload::new();
     let router = api::application(&config(), &reload)
         .router()
         .unwrap()
         .with_state(api::AppState::default());
+    // As `main` watches it.
+    let _watch = reload.watch_file(path, api::cors_of).unwrap();
     assert!(allowed(router.clone(), PAGE).await);
     assert!(!allowed(router.clone(), "https://new.example").await);
 
     write("https://new.example");
-    api::reload_cors(path, &reload).unwrap();
+    assert!(until(async || allowed(router.clone(), "https://new.example").await).await);
     assert!(!allowed(router.clone(), PAGE).await);
-    assert!(allowed(router.clone(), "https://new.example").await);
 
-    // An invalid origin, then a file that is not JSON: errors, and the options stay.
+    // An invalid origin, then a file that is not JSON: refused, and the options stay.
+    assert!(api::cors_of(r#"{"listen": "", "api_token": "", "cors": {"origin": "x"}}"#).is_ok());
+    assert!(api::cors_of("{").is_err());
     write("https://new.example/path");
-    let error = format!("{:#}", api::reload_cors(path, &reload).unwrap_err());
-    assert!(error.contains("origin"), "{error}");
     std::fs::write(path, "{").unwrap();
-    assert!(api::reload_cors(path, &reload).is_err());
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
     assert!(allowed(router.clone(), "https://new.example").await);
+    assert!(!allowed(router, PAGE).await);
 
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Serves the example application on 127.0.0.1, on a port the system picks.
+async fn serve() -> std::net::SocketAddr {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, router()).await.unwrap() });
+    addr
+}
+
+/// Sends `request` (raw HTTP/1.1, `Connection: close` unless it upgrades) and reads the answer's
+/// head: its status and headers, lowercased.
+async fn exchange(addr: std::net::SocketAddr, request: String) -> (u16, String) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut head = Vec::new();
+    let mut byte = [0u8; 1];
+    // Bounded: a head ends with a blank line, and the server answers within seconds.
+    let read = async {
+        while !head.ends_with(b"\r\n\r\n") && head.len() < 16 * 1024 {
+            if stream.read(&mut byte).await.unwrap() == 0 {
+                break;
+            }
+            head.push(byte[0]);
+        }
+    };
+    tokio::time::timeout(std::time::Duration::from_secs(10), read)
+        .await
+        .unwrap();
+    let head = String::from_utf8(head).unwrap().to_ascii_lowercase();
+    let status = head[9..12].parse().unwrap();
+    (status, head)
+}
+
+fn form_post(addr: std::net::SocketAddr, headers: &[&str]) -> String {
+    let body = "user=a";
+    let mut request = format!(
+        "POST /session HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\
+         Content-Type: application/x-www-form-urlencoded\r\nContent-Length: {}\r\n",
+        body.len()
+    );
+    for header in headers {
+        request.push_str(&format!("{header}\r\n"));
+    }
+    request + "\r\n" + body
+}
+
+#[tokio::test]
+async fn a_cross_site_form_post_gets_403_and_no_cookie_and_the_others_pass() {
+    let addr = serve().await;
+    let same_origin = format!("Origin: http://{addr}");
+    let refused: [&[&str]; 2] = [
+        &["Origin: https://evil.example", "Sec-Fetch-Site: cross-site"],
+        &["Origin: https://evil.example"],
+    ];
+    for headers in refused {
+        let (status, head) = exchange(addr, form_post(addr, headers)).await;
+        assert_eq!(status, 403, "{headers:?}: {head}");
+        assert!(!head.contains("set-cookie"), "{head}");
+    }
+    let passed: [&[&str]; 4] = [
+        &[
+            "Origin: http://localhost:8080",
+            "Sec-Fetch-Site: cross-site",
+        ],
+        &[&same_origin, "Sec-Fetch-Site: same-origin"],
+        &[&same_origin],
+        &[],
+    ];
+    for headers in passed {
+        let (status, head) = exchange(addr, form_post(addr, headers)).await;
+        assert_eq!(status, 200, "{headers:?}: {head}");
+        assert!(head.contains("set-cookie: session="), "{head}");
+    }
+}
+
+#[tokio::test]
+async fn a_websocket_upgrades_from_the_configured_origin_only() {
+    let addr = serve().await;
+    let handshake = |origin: &str| {
+        format!(
+            "GET /ws HTTP/1.1\r\nHost: {addr}\r\nOrigin: {origin}\r\nUpgrade: websocket\r\n\
+             Connection: Upgrade\r\nSec-WebSocket-Version: 13\r\n\
+             Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n"
+        )
+    };
+    let (status, head) = exchange(addr, handshake("https://evil.example")).await;
+    assert_eq!(status, 403, "{head}");
+    let (status, head) = exchange(addr, handshake(PAGE)).await;
+    assert_eq!(status, 101, "{head}");
+    assert!(head.contains("upgrade: websocket"), "{head}");
 }

@@ -1,10 +1,12 @@
-//! The API of the example application: a root module with CORS for the whole application, a
-//! public health check and session, and a users module under `/api/v1` behind a bearer token.
+//! The API of the example application: a root module with CORS for the whole application (and,
+//! from its configuration, protection from cross-site form posts), a public health check,
+//! session and WebSocket echo, and a users module under `/api/v1` behind a bearer token.
 
 use std::sync::{Arc, RwLock};
 
 use anyhow::Context as _;
 use axum::Json;
+use axum::extract::ws::{Message, WebSocketUpgrade};
 use axum::extract::{FromRef, FromRequestParts, Path, State};
 use axum::http::request::Parts;
 use axum::http::{StatusCode, header};
@@ -160,6 +162,26 @@ impl PublicController {
         ctx.send("signed in\n")
     }
 
+    /// Echoes what a WebSocket sends. A handshake from an origin the CORS options do not allow
+    /// is refused with `403` before it gets here: browsers apply no CORS to WebSockets.
+    #[route("GET", "ws")]
+    async fn echo(upgrade: WebSocketUpgrade) -> Response {
+        upgrade.on_upgrade(|mut socket| async move {
+            while let Some(Ok(message)) = socket.recv().await {
+                let echo = match message {
+                    Message::Text(text) => Message::Text(text),
+                    Message::Binary(bytes) => Message::Binary(bytes),
+                    Message::Close(_) => break,
+                    // Pings are answered by axum itself.
+                    Message::Ping(_) | Message::Pong(_) => continue,
+                };
+                if socket.send(echo).await.is_err() {
+                    break;
+                }
+            }
+        })
+    }
+
     /// Shows the session cookie the browser sent back.
     #[route("GET", "session")]
     async fn session(ctx: RequestContext) -> String {
@@ -196,11 +218,7 @@ pub(crate) fn read_config(path: &str) -> anyhow::Result<Config> {
     serde_json::from_str(&text).with_context(|| format!("parsing {path}"))
 }
 
-/// Replaces the CORS options with those of the configuration file at `path`, read again. A file
-/// that cannot be read or parsed, or invalid options, are an error, and the current options stay.
-pub(crate) fn reload_cors(path: &str, reload: &CorsReload) -> anyhow::Result<()> {
-    let config = read_config(path)?;
-    reload
-        .reload(config.cors)
-        .with_context(|| format!("the CORS options in {path}"))
+/// The CORS options in the text of a configuration file, for `CorsReload::watch_file`.
+pub(crate) fn cors_of(text: &str) -> Result<CorsOptions, cors_axum::cors::BoxError> {
+    Ok(serde_json::from_str::<Config>(text)?.cors)
 }

@@ -5,8 +5,10 @@
 //! ```text
 //! cargo run --example app                      # reads examples/app/config.json
 //! APP_CONFIG=my-config.json cargo run --example app
-//! kill -HUP <pid>                              # re-reads the CORS options from the file
 //! ```
+//!
+//! Editing the file's `cors` part while it runs applies it at once (an invalid edit is logged
+//! and the options in force stay).
 //!
 //! Then, from a page on `http://localhost:8080` (or with curl):
 //!
@@ -15,6 +17,9 @@
 //!     401, with Access-Control-Allow-Origin: the page can read the refusal
 //! curl -i -H 'Origin: http://localhost:8080' -H 'Authorization: Bearer change-me' \
 //!     http://127.0.0.1:3000/api/v1/users
+//! curl -i -X POST -H 'Origin: https://evil.example' -H 'Sec-Fetch-Site: cross-site' \
+//!     -d user=a http://127.0.0.1:3000/session
+//!     403: a cross-site form post never reaches the handler
 //! ```
 
 mod api;
@@ -41,21 +46,9 @@ async fn main() -> anyhow::Result<()> {
     print!("{}", app.routes());
     let router = app.into_router().with_state(api::AppState::default());
 
-    // `kill -HUP <pid>` re-reads the CORS options from the file; a bad file is logged and the
+    // Each change of the file reloads its CORS options; an invalid one is logged and the
     // options in force stay.
-    #[cfg(unix)]
-    tokio::spawn(async move {
-        use tokio::signal::unix::{SignalKind, signal};
-        let Ok(mut hangups) = signal(SignalKind::hangup()) else {
-            return;
-        };
-        while hangups.recv().await.is_some() {
-            match api::reload_cors(&path, &reload) {
-                Ok(()) => tracing::info!("CORS options reloaded from {path}"),
-                Err(error) => tracing::error!("CORS options not reloaded: {error:#}"),
-            }
-        }
-    });
+    let _watch = reload.watch_file(&path, api::cors_of)?;
 
     let listener = tokio::net::TcpListener::bind(&config.listen).await?;
     println!("listening on http://{}", listener.local_addr()?);
