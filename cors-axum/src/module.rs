@@ -175,7 +175,7 @@ pub(crate) enum ImportKind<S: 'static> {
     /// Asked for its definition only while the router is built, so that a module importing
     /// itself is an error rather than an endless recursion.
     Module(Box<dyn Module<S>>, &'static str),
-    Cors(CorsImport),
+    Cors(Box<CorsImport>),
 }
 
 impl<S: 'static> fmt::Debug for Import<S> {
@@ -203,7 +203,7 @@ impl<S: 'static> Import<S> {
     fn cors(cors: impl Into<CorsImport>) -> Self {
         Self {
             prefix: String::new(),
-            kind: ImportKind::Cors(cors.into()),
+            kind: ImportKind::Cors(Box::new(cors.into())),
         }
     }
 }

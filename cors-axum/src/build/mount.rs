@@ -53,6 +53,13 @@ struct Prepared {
     cors_service: bool,
 }
 
+/// A path's plan, as mounting needs it.
+struct Planned {
+    source: PlanSource,
+    /// Whether CORS is on for any route of the path (or may be, after a reload).
+    has_cors: bool,
+}
+
 /// The router being built, path by path.
 pub(super) struct Builder<'w, S: 'static> {
     walk: &'w Walk<S>,
@@ -118,9 +125,9 @@ impl<'w, S: Clone + Send + Sync + 'static> Builder<'w, S> {
             .collect::<Result<Vec<_>, _>>()?;
         let methods = path_methods(group.iter().map(|r| &r.def.method));
         let (plan, coverage) = self.plan(&path, &methods, group)?;
-        let has_cors = plan.as_ref().is_some_and(|(_, has_cors)| *has_cors);
+        let has_cors = plan.as_ref().is_some_and(|planned| planned.has_cors);
         let service = prepared.iter().any(|p| p.cors_service);
-        let cors = plan.map(|(source, _)| PathCors::new(source, Some(path.clone()), service));
+        let cors = plan.map(|planned| PathCors::new(planned.source, Some(path.clone()), service));
         for ((route, prepared), coverage) in group.iter().zip(&prepared).zip(&coverage) {
             if prepared.cors_service && !matches!(coverage, CorsCoverage::From { .. }) {
                 return Err(BuildError::CorsServiceWithoutCors {
@@ -287,7 +294,7 @@ impl<'w, S: Clone + Send + Sync + 'static> Builder<'w, S> {
         path: &Arc<str>,
         methods: &[Method],
         group: &[&Collected<S>],
-    ) -> Result<(Option<(PlanSource, bool)>, Vec<CorsCoverage>), BuildError> {
+    ) -> Result<(Option<Planned>, Vec<CorsCoverage>), BuildError> {
         let index = group[0].module;
         if self.walk.modules[index].cors.is_none() {
             return Ok((None, vec![CorsCoverage::None; group.len()]));
@@ -322,7 +329,8 @@ impl<'w, S: Clone + Send + Sync + 'static> Builder<'w, S> {
                 routes,
             });
         }
-        Ok((Some((source, has_cors || reloadable)), coverage))
+        let has_cors = has_cors || reloadable;
+        Ok((Some(Planned { source, has_cors }), coverage))
     }
 
     /// The planner of module `index`'s paths, made once.

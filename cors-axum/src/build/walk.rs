@@ -115,7 +115,7 @@ impl<S: Clone + Send + Sync + 'static> Walk<S> {
         for import in imports {
             match import.kind {
                 ImportKind::Cors(cors) => {
-                    if own_cors.replace(cors).is_some() {
+                    if own_cors.replace(*cors).is_some() {
                         return Err(BuildError::CorsModuleTwice { module: name });
                     }
                 }
