@@ -99,6 +99,16 @@ pub enum BuildError {
         /// The module whose routes they were meant for.
         module: &'static str,
     },
+    /// An origin decision (`AllowOrigin::async_predicate_with`) takes a value that is not
+    /// provided to the module it decides for.
+    MissingCorsValue {
+        /// The module whose routes the decision is for.
+        module: &'static str,
+        /// Where the CORS options were given.
+        given_in: String,
+        /// The type that is not provided.
+        type_name: &'static str,
+    },
     /// A handler or controller field takes `CorsService` on a route without CORS.
     CorsServiceWithoutCors {
         /// The route, such as `GET /login`.
@@ -199,6 +209,17 @@ impl BuildError {
                  provided for it; provide one with `providers_per_rou: [ProviderBuilder::new().use_value(..)]` \
                  in `{module}`, with `providers = [..]` on the controller or route, or for the whole \
                  application with `.provide(..)` on the application builder"
+            ),
+            Self::MissingCorsValue {
+                module,
+                given_in,
+                type_name,
+            } => write!(
+                f,
+                "the origin decision in {given_in} takes a `{type_name}`, but no value of that type is \
+                 provided to `{module}`; provide one with `providers_per_rou: \
+                 [ProviderBuilder::new().use_value(..)]` in `{module}`, or for the whole application \
+                 with `.provide(..)` on the application builder"
             ),
             Self::CorsOptionsWithoutCors { given_in, module } => write!(
                 f,

@@ -150,8 +150,24 @@ pub fn providers_list<const N: usize>(lists: [ProviderBuilder; N]) -> ProviderBu
 }
 
 /// The providers visible to one route, put into the request's extensions.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub(crate) struct ProviderScope(Arc<ProviderBuilder>);
+
+impl ProviderScope {
+    /// Whether a value of the type with `type_id` is provided.
+    pub(crate) fn provides(&self, type_id: TypeId) -> bool {
+        self.0.provides(type_id)
+    }
+
+    /// The provided value of the type with `type_id`, shared.
+    pub(crate) fn value(&self, type_id: TypeId) -> Option<Arc<dyn Any + Send + Sync>> {
+        self.0
+            .providers
+            .iter()
+            .find(|p| p.type_id == type_id)
+            .map(|p| Arc::clone(&p.value))
+    }
+}
 
 /// Extracts a provided value (constructor or parameter injection).
 ///

@@ -314,3 +314,91 @@ async fn requests_that_need_no_decision_do_not_ask() {
     assert!(!asked.contains(&"null".to_owned()), "{asked:?}");
     assert!(!asked.contains(&ALLOWED.to_owned()), "{asked:?}");
 }
+
+// ---- A list and a lookup together; a lookup that takes the application's values ------------
+
+/// A stand-in for a pool of database connections: the origins of the tenants, and how often it
+/// was asked.
+#[derive(Clone, Default)]
+struct Pool(std::sync::Arc<(Vec<&'static str>, std::sync::atomic::AtomicUsize)>);
+
+impl Pool {
+    fn of(origins: Vec<&'static str>) -> Self {
+        Pool(std::sync::Arc::new((origins, Default::default())))
+    }
+
+    fn asked(&self) -> usize {
+        self.0.1.load(std::sync::atomic::Ordering::SeqCst)
+    }
+}
+
+/// The tenants' origins, looked up in the pool the application provides.
+fn tenants_in_the_pool() -> AllowOrigin {
+    AllowOrigin::async_predicate_with(|pool: Pool, query| async move {
+        pool.0.1.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        Ok(pool.0.0.iter().any(|origin| query.origin == *origin))
+    })
+}
+
+rest_root_module! {
+    struct PoolApp { imports: [CorsModule], controllers: [Orders] }
+}
+
+#[tokio::test]
+async fn listed_origins_skip_the_lookup_which_uses_the_applications_pool() {
+    let pool = Pool::of(vec!["https://tenant.example"]);
+    // The list from a configuration file; the lookup from code.
+    let from_file: CorsOptions =
+        serde_json::from_str(r#"{"origin": ["https://app.example"]}"#).unwrap();
+    let router = PoolApp::builder()
+        .provide(from_file.origin_fallback(tenants_in_the_pool()))
+        .provide(pool.clone())
+        .router()
+        .unwrap();
+    let get = |origin| request("GET", "/orders", &[("origin", origin)]);
+
+    let answer = send(&router, get("https://app.example")).await;
+    assert_eq!(
+        answer.header("access-control-allow-origin"),
+        Some("https://app.example")
+    );
+    assert_eq!(
+        pool.asked(),
+        0,
+        "a listed origin is answered without the lookup"
+    );
+
+    let answer = send(&router, get("https://tenant.example")).await;
+    assert_eq!(
+        answer.header("access-control-allow-origin"),
+        Some("https://tenant.example")
+    );
+    let answer = send(&router, get("https://stranger.example")).await;
+    assert_eq!(answer.header("access-control-allow-origin"), None);
+    assert_eq!(
+        pool.asked(),
+        2,
+        "the pool the application provided answered the rest"
+    );
+}
+
+#[test]
+fn a_lookup_whose_value_is_not_provided_is_a_build_error_naming_the_type() {
+    let err = PoolApp::builder()
+        .provide(
+            CorsOptions::new()
+                .origin(AllowOrigin::list(["https://app.example"]).or_else(tenants_in_the_pool())),
+        )
+        .router()
+        .unwrap_err();
+    assert!(
+        matches!(err, cors_axum::BuildError::MissingCorsValue { .. }),
+        "{err:?}"
+    );
+    let message = err.to_string();
+    assert!(
+        message.contains("takes a `origin_decisions::Pool`"),
+        "{message}"
+    );
+    assert!(message.contains(".provide(..)"), "{message}");
+}

@@ -1,5 +1,6 @@
 //! [`AllowOrigin`]: which origins may read responses.
 
+use std::any::{Any, TypeId, type_name};
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
@@ -20,6 +21,14 @@ use crate::{CorsConfigError, CorsRequest, Refusal};
 type Predicate = Arc<dyn Fn(&HeaderValue) -> bool + Send + Sync + 'static>;
 type RequestPredicate = Arc<dyn Fn(&HeaderValue, &CorsRequest<'_>) -> bool + Send + Sync + 'static>;
 type AsyncPredicate = Arc<dyn Fn(OriginQuery) -> LookupFuture + Send + Sync + 'static>;
+/// Makes an asynchronous predicate from the value it was declared to take.
+type Binder = Arc<dyn Fn(&(dyn Any + Send + Sync)) -> Option<AsyncPredicate> + Send + Sync>;
+
+/// A value an origin decision takes, provided by the application: see
+/// [`AllowOrigin::async_predicate_with`] and [`CorsOptions::with_values`].
+///
+/// [`CorsOptions::with_values`]: crate::CorsOptions::with_values
+pub type ProvidedValue = Arc<dyn Any + Send + Sync>;
 
 /// The error an asynchronous origin decision may fail with.
 pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
@@ -109,6 +118,12 @@ enum OriginSpec {
     Predicate(Predicate),
     RequestPredicate(RequestPredicate),
     Async(AsyncPredicate),
+    /// An asynchronous decision that takes a value of the type, not provided yet.
+    AsyncWith(Binder, TypeId, &'static str),
+    /// A list, then an asynchronous decision for the origins it does not hold.
+    ListThen(Vec<String>, Box<OriginSpec>),
+    /// A combination that cannot be made, and why: an error when compiled.
+    Misused(&'static str),
     Mirror,
 }
 
@@ -226,6 +241,133 @@ impl AllowOrigin {
         OriginSpec::Async(Arc::new(move |query| Box::pin(f(query)) as LookupFuture)).into()
     }
 
+    /// [`async_predicate`](Self::async_predicate) with a value the application provides,
+    /// such as a database pool: `f` gets a clone of it and the query. With cors-axum the value
+    /// is one provided with `.provide(..)` of the application builder or a module's
+    /// `providers_per_rou`, found when the router is built (a missing one is a build error);
+    /// with the engine alone, [`CorsOptions::with_values`](crate::CorsOptions::with_values)
+    /// binds it. Options whose value is not bound are a configuration error of `origin`.
+    ///
+    /// ```
+    /// use cors_axum_core::{AllowOrigin, CorsOptions, CorsPolicy, ProvidedValue};
+    /// use std::sync::Arc;
+    ///
+    /// #[derive(Clone)]
+    /// struct Tenants(Arc<Vec<&'static str>>);
+    ///
+    /// let options = CorsOptions::new().origin(AllowOrigin::async_predicate_with(
+    ///     |tenants: Tenants, query| async move {
+    ///         Ok(tenants.0.iter().any(|t| query.origin == *t))
+    ///     },
+    /// ));
+    /// assert_eq!(CorsPolicy::from_options(&options).unwrap_err().field(), "origin");
+    ///
+    /// let tenants: ProvidedValue = Arc::new(Tenants(Arc::new(vec!["https://acme.example"])));
+    /// let bound = options.with_values(|_| Some(tenants.clone()))?;
+    /// assert!(CorsPolicy::from_options(&bound)?.decides_origins_asynchronously());
+    /// # Ok::<(), cors_axum_core::CorsConfigError>(())
+    /// ```
+    pub fn async_predicate_with<T, F, Fut>(f: F) -> Self
+    where
+        T: Clone + Send + Sync + 'static,
+        F: Fn(T, OriginQuery) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<bool, BoxError>> + Send + 'static,
+    {
+        let f = Arc::new(f);
+        let binder: Binder = Arc::new(move |value: &(dyn Any + Send + Sync)| {
+            let value = value.downcast_ref::<T>()?.clone();
+            let f = Arc::clone(&f);
+            Some(
+                Arc::new(move |query| Box::pin(f(value.clone(), query)) as LookupFuture)
+                    as AsyncPredicate,
+            )
+        });
+        OriginSpec::AsyncWith(binder, TypeId::of::<T>(), type_name::<T>()).into()
+    }
+
+    /// These origins and patterns, answered at once, then `lookup`, an asynchronous decision
+    /// ([`async_predicate`](Self::async_predicate) or
+    /// [`async_predicate_with`](Self::async_predicate_with)), for the origins they do not hold:
+    /// "these three origins, and any tenant's origin from the database". A listed origin never
+    /// waits for the lookup. Anything but a list here, or a lookup that is not asynchronous, is
+    /// a configuration error of `origin`. With origins from a configuration file, set the
+    /// lookup with [`CorsOptions::origin_fallback`](crate::CorsOptions::origin_fallback).
+    ///
+    /// ```
+    /// use cors_axum_core::{AllowOrigin, CorsOptions, CorsPolicy, CorsRequest};
+    /// use http::{HeaderMap, HeaderValue, Method};
+    ///
+    /// let origin = AllowOrigin::list(["https://app.example", "https://*.partner.example"])
+    ///     .or_else(AllowOrigin::async_predicate(|query| async move {
+    ///         Ok(query.origin.as_bytes().ends_with(b".tenants.example"))
+    ///     }));
+    /// let policy = CorsPolicy::from_options(&CorsOptions::new().origin(origin))?;
+    /// let mut headers = HeaderMap::new();
+    /// headers.insert("origin", HeaderValue::from_static("https://app.example"));
+    /// assert!(policy.origin_lookup(&CorsRequest::new(&Method::GET, &headers)).is_none());
+    /// headers.insert("origin", HeaderValue::from_static("https://acme.tenants.example"));
+    /// assert!(policy.origin_lookup(&CorsRequest::new(&Method::GET, &headers)).is_some());
+    /// # Ok::<(), cors_axum_core::CorsConfigError>(())
+    /// ```
+    pub fn or_else(self, lookup: AllowOrigin) -> Self {
+        let AllowOrigin {
+            spec,
+            mut varying_on,
+            timeout: _,
+        } = self;
+        varying_on.extend(lookup.varying_on);
+        let spec = match spec {
+            OriginSpec::List(origins) => OriginSpec::ListThen(origins, Box::new(lookup.spec)),
+            _ => OriginSpec::Misused(
+                "`or_else` follows a list of origins and patterns, as in \
+                 `AllowOrigin::list([..]).or_else(AllowOrigin::async_predicate(..))`",
+            ),
+        };
+        AllowOrigin {
+            spec,
+            varying_on,
+            timeout: lookup.timeout,
+        }
+    }
+
+    /// The types of the values this decision takes
+    /// ([`async_predicate_with`](Self::async_predicate_with)) that are not bound yet.
+    pub(crate) fn needed_value(&self) -> Option<(TypeId, &'static str)> {
+        match &self.spec {
+            OriginSpec::AsyncWith(_, id, name) => Some((*id, name)),
+            OriginSpec::ListThen(_, then) => match &**then {
+                OriginSpec::AsyncWith(_, id, name) => Some((*id, name)),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// This decision with its value bound from `values`; `Err` with the type's name when
+    /// `values` has none.
+    pub(crate) fn with_value(
+        &self,
+        values: &dyn Fn(TypeId) -> Option<ProvidedValue>,
+    ) -> Result<Self, &'static str> {
+        let bind = |spec: &OriginSpec| -> Result<OriginSpec, &'static str> {
+            let OriginSpec::AsyncWith(binder, id, name) = spec else {
+                return Ok(spec.clone());
+            };
+            let value = values(*id).ok_or(*name)?;
+            binder(&*value).map(OriginSpec::Async).ok_or(*name)
+        };
+        let spec = match &self.spec {
+            OriginSpec::ListThen(origins, then) => {
+                OriginSpec::ListThen(origins.clone(), Box::new(bind(then)?))
+            }
+            other => bind(other)?,
+        };
+        Ok(AllowOrigin {
+            spec,
+            ..self.clone()
+        })
+    }
+
     /// Request headers the origin decision reads, beside `Origin`: every answer then names them
     /// in `Vary`, so that a cache does not give one tenant's answer to another. Invalid names are
     /// a configuration error of the `origin` option.
@@ -286,31 +428,28 @@ impl AllowOrigin {
             OriginSpec::Predicate(f) => OriginRule::Predicate(Arc::clone(f)),
             OriginSpec::RequestPredicate(f) => OriginRule::RequestPredicate(Arc::clone(f)),
             OriginSpec::Async(f) => OriginRule::Async(Arc::clone(f), self.timeout),
-            OriginSpec::List(origins) => {
-                let mut set = OriginSet::default();
-                for origin in origins {
-                    if origin == "*" {
+            OriginSpec::AsyncWith(_, _, name) => return Err(unbound(name)),
+            OriginSpec::Misused(why) => {
+                return Err(CorsConfigError::new("origin", None, (*why).to_owned()));
+            }
+            OriginSpec::ListThen(origins, then) => {
+                let lookup = match &**then {
+                    OriginSpec::Async(f) => Arc::clone(f),
+                    OriginSpec::AsyncWith(_, _, name) => return Err(unbound(name)),
+                    _ => {
                         return Err(CorsConfigError::new(
                             "origin",
-                            Some(origin),
-                            "`*` (any origin) cannot be part of a list; use `*` alone to allow any origin, \
-                             or list the origins"
+                            None,
+                            "`or_else` goes from a list of origins and patterns to an asynchronous \
+                             decision (`AllowOrigin::async_predicate`), as in \
+                             `AllowOrigin::list([..]).or_else(AllowOrigin::async_predicate(..))`"
                                 .to_owned(),
                         ));
                     }
-                    if origin == "null" {
-                        if !allow_null {
-                            return Err(null_error());
-                        }
-                        continue;
-                    }
-                    let configured =
-                        parse_configured(origin).map_err(|e| origin_error(origin, e))?;
-                    checks.check(origin, &configured)?;
-                    set.insert(configured);
-                }
-                OriginRule::Set(set)
+                };
+                OriginRule::SetThen(compile_set(origins, checks)?, lookup, self.timeout)
             }
+            OriginSpec::List(origins) => OriginRule::Set(compile_set(origins, checks)?),
         };
         Ok(CompiledOrigin {
             rule,
@@ -318,6 +457,49 @@ impl AllowOrigin {
             varying_on,
         })
     }
+}
+
+/// The error of a decision that takes a value nobody provided.
+fn unbound(type_name: &str) -> CorsConfigError {
+    CorsConfigError::new(
+        "origin",
+        None,
+        format!(
+            "the origin decision takes a `{type_name}`, which was not provided: provide it to the \
+             application (cors-axum: `.provide(..)`, or `providers_per_rou`), or bind it with \
+             `CorsOptions::with_values`"
+        ),
+    )
+}
+
+/// Compiles configured origins and patterns.
+fn compile_set(
+    origins: &[String],
+    checks: &OriginChecks<'_>,
+) -> Result<OriginSet, CorsConfigError> {
+    let allow_null = checks.allow_null;
+    let mut set = OriginSet::default();
+    for origin in origins {
+        if origin == "*" {
+            return Err(CorsConfigError::new(
+                "origin",
+                Some(origin),
+                "`*` (any origin) cannot be part of a list; use `*` alone to allow any origin, \
+                 or list the origins"
+                    .to_owned(),
+            ));
+        }
+        if origin == "null" {
+            if !allow_null {
+                return Err(null_error());
+            }
+            continue;
+        }
+        let configured = parse_configured(origin).map_err(|e| origin_error(origin, e))?;
+        checks.check(origin, &configured)?;
+        set.insert(configured);
+    }
+    Ok(set)
 }
 
 /// What else decides whether a configured origin may be allowed: other options.
@@ -482,6 +664,14 @@ impl fmt::Debug for AllowOrigin {
             OriginSpec::Predicate(_) => f.write_str("AllowOrigin::Predicate(..)"),
             OriginSpec::RequestPredicate(_) => f.write_str("AllowOrigin::RequestPredicate(..)"),
             OriginSpec::Async(_) => f.write_str("AllowOrigin::AsyncPredicate(..)"),
+            OriginSpec::AsyncWith(_, _, name) => {
+                write!(f, "AllowOrigin::AsyncPredicateWith<{name}>(..)")
+            }
+            OriginSpec::ListThen(list, _) => f
+                .debug_tuple("AllowOrigin::ListThenAsyncPredicate")
+                .field(list)
+                .finish(),
+            OriginSpec::Misused(why) => write!(f, "AllowOrigin::Misused({why:?})"),
             OriginSpec::Mirror => f.write_str("AllowOrigin::MirrorRequest"),
         }
     }
@@ -562,6 +752,18 @@ impl<'de> serde::Deserialize<'de> for AllowOrigin {
     }
 }
 
+/// The answer of the asynchronous decision made for `request`; a failed or missing one refuses.
+fn answered<'a>(request: &CorsRequest<'a>) -> Result<bool, Refusal<'a>> {
+    match request.origin_answer() {
+        Some(OriginAnswer::Allowed) => Ok(true),
+        Some(OriginAnswer::Refused) => Ok(false),
+        Some(OriginAnswer::Failed(reason)) => Err(Refusal::OriginLookupFailed { reason }),
+        None => Err(Refusal::OriginLookupFailed {
+            reason: "the lookup was not made",
+        }),
+    }
+}
+
 /// Calls an origin predicate; a panic in it is a refusal, so that a bug in the application's
 /// predicate answers the request instead of tearing down its connection.
 fn predicate<'a>(f: impl FnOnce() -> bool) -> Result<bool, Refusal<'a>> {
@@ -581,6 +783,8 @@ pub(crate) enum OriginRule {
     RequestPredicate(RequestPredicate),
     Async(AsyncPredicate, Duration),
     Set(OriginSet),
+    /// The set, then the asynchronous decision for the origins it does not hold.
+    SetThen(OriginSet, AsyncPredicate, Duration),
 }
 
 /// A validated origin option.
@@ -614,9 +818,10 @@ impl CompiledOrigin {
             };
         }
         let allowed = match &self.rule {
-            OriginRule::Set(set) => match set.contains(bytes) {
+            OriginRule::Set(set) | OriginRule::SetThen(set, ..) => match set.contains(bytes) {
                 Ok(InSet::Exact(configured)) => return Ok(Some(configured)),
                 Ok(InSet::Spelled) => true,
+                Ok(InSet::No) if matches!(self.rule, OriginRule::SetThen(..)) => answered(request)?,
                 Ok(InSet::No) => false,
                 Err(NotAnOrigin) => return Err(Refusal::MalformedOrigin { origin }),
             },
@@ -624,18 +829,7 @@ impl CompiledOrigin {
             OriginRule::Any | OriginRule::Mirror => true,
             OriginRule::Predicate(f) => predicate(|| f(origin))?,
             OriginRule::RequestPredicate(f) => predicate(|| f(origin, request))?,
-            OriginRule::Async(..) => match request.origin_answer() {
-                Some(OriginAnswer::Allowed) => true,
-                Some(OriginAnswer::Refused) => false,
-                Some(OriginAnswer::Failed(reason)) => {
-                    return Err(Refusal::OriginLookupFailed { reason });
-                }
-                None => {
-                    return Err(Refusal::OriginLookupFailed {
-                        reason: "the lookup was not made",
-                    });
-                }
-            },
+            OriginRule::Async(..) => answered(request)?,
         };
         if allowed {
             Ok(None)
@@ -646,16 +840,23 @@ impl CompiledOrigin {
 
     /// Whether the rule decides asynchronously.
     pub(crate) fn is_async(&self) -> bool {
-        matches!(self.rule, OriginRule::Async(..))
+        matches!(self.rule, OriginRule::Async(..) | OriginRule::SetThen(..))
     }
 
     /// The asynchronous decision to make for `request`, if the rule has one and the request
     /// has one well-formed origin the decision has not answered yet.
     pub(crate) fn lookup(&self, request: &CorsRequest<'_>) -> Option<OriginLookup> {
-        let OriginRule::Async(f, timeout) = &self.rule else {
-            return None;
-        };
         let origin = request.origin()?;
+        let (f, timeout) = match &self.rule {
+            OriginRule::Async(f, timeout) => (f, timeout),
+            // A listed origin is answered without the lookup.
+            OriginRule::SetThen(set, f, timeout)
+                if set.contains(origin.as_bytes()) == Ok(InSet::No) =>
+            {
+                (f, timeout)
+            }
+            _ => return None,
+        };
         if request.origin_answer().is_some()
             || origin.as_bytes() == b"null"
             || parse_request(origin.as_bytes()).is_none()
@@ -684,6 +885,7 @@ impl fmt::Debug for CompiledOrigin {
             OriginRule::RequestPredicate(_) => &"RequestPredicate(..)",
             OriginRule::Async(..) => &"AsyncPredicate(..)",
             OriginRule::Set(set) => set,
+            OriginRule::SetThen(set, ..) => set,
         };
         f.debug_struct("CompiledOrigin")
             .field("rule", rule)

@@ -29,7 +29,9 @@ mod vary;
 pub use actual::{ActualDecision, ResponseCredentials};
 pub use allow_headers::AllowHeaders;
 pub use allow_methods::AllowMethods;
-pub use allow_origin::{AllowOrigin, BoxError, LookupFuture, OriginLookup, OriginQuery};
+pub use allow_origin::{
+    AllowOrigin, BoxError, LookupFuture, OriginLookup, OriginQuery, ProvidedValue,
+};
 pub use cache_control::PreflightCacheControl;
 pub use error::CorsConfigError;
 pub use expose_headers::ExposeHeaders;

@@ -1,5 +1,8 @@
 //! [`CorsOptions`]: the uncompiled, mergeable CORS configuration.
 
+use std::any::TypeId;
+
+use crate::allow_origin::ProvidedValue;
 use crate::{
     AllowHeaders, AllowMethods, AllowOrigin, ExposeHeaders, MaxAge, PreflightCacheControl,
 };
@@ -28,6 +31,7 @@ use crate::{
 /// | [`owned_public_suffixes`](Self::owned_public_suffixes) | none: no pattern over a public suffix |
 /// | [`protect_cross_origin`](Self::protect_cross_origin) | `false`: unsafe cross-origin requests reach the handler |
 /// | [`cross_origin_bypass`](Self::cross_origin_bypass) | none: protection, where on, covers every path |
+/// | [`origin_fallback`](Self::origin_fallback) | none: `origin` alone decides (code only, not in files) |
 /// | [`dangerously_allow_insecure_origins`](Self::dangerously_allow_insecure_origins) | `false`: with credentials, no plain-HTTP origin but loopback |
 ///
 /// With the default `serde` feature the options deserialize from configuration files (snake_case
@@ -84,6 +88,8 @@ pub struct CorsOptions {
     pub(crate) dangerously_allow_insecure_origins: Option<bool>,
     pub(crate) protect_cross_origin: Option<bool>,
     pub(crate) cross_origin_bypass: Option<Vec<String>>,
+    #[cfg_attr(feature = "serde", serde(skip))]
+    pub(crate) origin_fallback: Option<AllowOrigin>,
 }
 
 impl CorsOptions {
@@ -316,6 +322,80 @@ impl CorsOptions {
         self
     }
 
+    /// The asynchronous decision ([`AllowOrigin::async_predicate`] or
+    /// [`AllowOrigin::async_predicate_with`]) for the origins [`origin`](Self::origin) does not
+    /// allow: the origins listed (say, in a configuration file) are answered at once, and only
+    /// the others wait for the lookup. The same as
+    /// `AllowOrigin::list([..]).or_else(lookup)` ([`AllowOrigin::or_else`]), for options whose
+    /// list comes from elsewhere; without an `origin`, the lookup alone decides. With any
+    /// other `origin` than a list, it is a configuration error of `origin`. Merged field by
+    /// field like the rest, so a route may keep the application's lookup and list its own
+    /// origins.
+    ///
+    /// ```
+    /// # #[cfg(feature = "serde")] {
+    /// use cors_axum_core::{AllowOrigin, CorsOptions, CorsPolicy};
+    ///
+    /// let from_file: CorsOptions =
+    ///     serde_json::from_str(r#"{"origin": ["https://app.example"], "credentials": true}"#).unwrap();
+    /// let options = from_file.origin_fallback(AllowOrigin::async_predicate(|query| async move {
+    ///     Ok(query.origin.as_bytes().ends_with(b".tenants.example"))
+    /// }));
+    /// assert!(CorsPolicy::from_options(&options).unwrap().decides_origins_asynchronously());
+    /// # }
+    /// ```
+    pub fn origin_fallback(mut self, lookup: AllowOrigin) -> Self {
+        self.origin_fallback = Some(lookup);
+        self
+    }
+
+    /// The origin decision these options compile: [`origin`](Self::origin), then
+    /// [`origin_fallback`](Self::origin_fallback).
+    pub(crate) fn effective_origin(&self) -> AllowOrigin {
+        match (&self.origin, &self.origin_fallback) {
+            (origin, None) => origin.clone().unwrap_or_default(),
+            (None, Some(lookup)) => lookup.clone(),
+            (Some(origin), Some(lookup)) => origin.clone().or_else(lookup.clone()),
+        }
+    }
+
+    /// The types of the values the origin decisions of these options take
+    /// ([`AllowOrigin::async_predicate_with`]) and that are not bound yet, with their names.
+    pub fn needed_values(&self) -> Vec<(TypeId, &'static str)> {
+        [&self.origin, &self.origin_fallback]
+            .into_iter()
+            .flatten()
+            .filter_map(AllowOrigin::needed_value)
+            .collect()
+    }
+
+    /// These options with the values their origin decisions take
+    /// ([`AllowOrigin::async_predicate_with`]) bound from `values`, which returns the value of
+    /// a type, if it has one. An error of `origin` names a type that `values` does not have.
+    pub fn with_values(
+        &self,
+        values: impl Fn(TypeId) -> Option<ProvidedValue>,
+    ) -> Result<CorsOptions, crate::CorsConfigError> {
+        let bind = |origin: &Option<AllowOrigin>| {
+            origin
+                .as_ref()
+                .map(|origin| origin.with_value(&values))
+                .transpose()
+                .map_err(|type_name| {
+                    crate::CorsConfigError::new(
+                        "origin",
+                        None,
+                        format!("the origin decision takes a `{type_name}`, and none is provided"),
+                    )
+                })
+        };
+        Ok(CorsOptions {
+            origin: bind(&self.origin)?,
+            origin_fallback: bind(&self.origin_fallback)?,
+            ..self.clone()
+        })
+    }
+
     /// Paths that cross-origin protection lets through: webhooks and other endpoints that other
     /// sites call by design. Each is a path (`/hooks/stripe`), or a prefix ending in `/*`
     /// (`/webhooks/*` covers `/webhooks/github` and below, not `/webhooks` itself); anything
@@ -425,6 +505,7 @@ impl CorsOptions {
                 &self.cross_origin_bypass,
                 &more_specific.cross_origin_bypass,
             ),
+            origin_fallback: pick(&self.origin_fallback, &more_specific.origin_fallback),
         }
     }
 
@@ -448,6 +529,7 @@ impl CorsOptions {
             dangerously_allow_insecure_origins,
             protect_cross_origin,
             cross_origin_bypass,
+            origin_fallback,
         } = self;
         origin.is_none()
             && methods.is_none()
@@ -466,6 +548,7 @@ impl CorsOptions {
             && dangerously_allow_insecure_origins.is_none()
             && protect_cross_origin.is_none()
             && cross_origin_bypass.is_none()
+            && origin_fallback.is_none()
     }
 }
 

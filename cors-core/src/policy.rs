@@ -496,20 +496,15 @@ fn compile_origin(
 ) -> Result<CompiledOrigin, CorsConfigError> {
     let owned_suffixes =
         OwnedSuffixes::compile(options.owned_public_suffixes.as_deref().unwrap_or_default())?;
-    let origin = options
-        .origin
-        .clone()
-        .unwrap_or_default()
-        .compile(&OriginChecks {
-            allow_null: options.allow_null_origin.unwrap_or(false),
-            owned_suffixes: &owned_suffixes,
-            credentials_to_insecure: match (credentials, options.dangerously_allow_insecure_origins)
-            {
-                (false, _) => CredentialsToInsecure::NoCredentials,
-                (true, Some(true)) => CredentialsToInsecure::Tolerated,
-                (true, _) => CredentialsToInsecure::Refused,
-            },
-        })?;
+    let origin = options.effective_origin().compile(&OriginChecks {
+        allow_null: options.allow_null_origin.unwrap_or(false),
+        owned_suffixes: &owned_suffixes,
+        credentials_to_insecure: match (credentials, options.dangerously_allow_insecure_origins) {
+            (false, _) => CredentialsToInsecure::NoCredentials,
+            (true, Some(true)) => CredentialsToInsecure::Tolerated,
+            (true, _) => CredentialsToInsecure::Refused,
+        },
+    })?;
     if credentials && matches!(origin.rule, OriginRule::Any) {
         return Err(CorsConfigError::new(
             "credentials",

@@ -158,3 +158,116 @@ fn a_failed_or_missing_answer_refuses_with_the_reason() {
         "the origin could not be decided: `the lookup was not made`"
     );
 }
+
+/// A list answered at once, then a lookup for the rest: `https://listed.example` and subdomains
+/// of `partner.example` are listed; the lookup allows `https://tenant.example`.
+fn listed_then_looked_up(options: CorsOptions) -> CorsPolicy {
+    CorsPolicy::from_options(&options).unwrap()
+}
+
+fn lookup() -> AllowOrigin {
+    AllowOrigin::async_predicate(
+        |query| async move { Ok(query.origin == "https://tenant.example") },
+    )
+}
+
+#[test]
+fn listed_origins_are_answered_without_the_lookup_and_the_rest_by_it() {
+    let list = ["https://listed.example", "https://*.partner.example"];
+    let in_one = AllowOrigin::list(list).or_else(lookup());
+    let from_file = CorsOptions::new().origin(list).origin_fallback(lookup());
+    for policy in [
+        listed_then_looked_up(CorsOptions::new().origin(in_one)),
+        listed_then_looked_up(from_file),
+    ] {
+        assert!(policy.decides_origins_asynchronously());
+        for listed in ["https://listed.example", "https://a.partner.example"] {
+            let request_headers = headers(&[("origin", listed)]);
+            let request = CorsRequest::new(&Method::GET, &request_headers);
+            assert!(
+                policy.origin_lookup(&request).is_none(),
+                "{listed}: no lookup"
+            );
+            assert!(policy.actual(&request).is_allowed(), "{listed}");
+        }
+        let request_headers = headers(&[("origin", "https://tenant.example")]);
+        let request = CorsRequest::new(&Method::GET, &request_headers);
+        assert!(policy.origin_lookup(&request).is_some());
+        let allowed = request.with_origin_answer(OriginAnswer::Allowed);
+        assert!(policy.actual(&allowed).is_allowed());
+        let refused = request.with_origin_answer(OriginAnswer::Refused);
+        assert!(!policy.actual(&refused).is_allowed());
+        let failed = request.with_origin_answer(OriginAnswer::Failed("down"));
+        assert_eq!(
+            policy.actual(&failed).refusal(),
+            Some(Refusal::OriginLookupFailed { reason: "down" })
+        );
+    }
+}
+
+#[test]
+fn a_fallback_without_a_list_decides_alone_and_with_anything_else_is_an_error() {
+    let policy = listed_then_looked_up(CorsOptions::new().origin_fallback(lookup()));
+    let request_headers = headers(&[("origin", "https://listed.example")]);
+    assert!(
+        policy
+            .origin_lookup(&CorsRequest::new(&Method::GET, &request_headers))
+            .is_some()
+    );
+
+    for options in [
+        CorsOptions::new().origin("*").origin_fallback(lookup()),
+        CorsOptions::new()
+            .origin(AllowOrigin::mirror_request())
+            .origin_fallback(lookup()),
+        CorsOptions::new()
+            .origin(AllowOrigin::list(["https://a.example"]).or_else(AllowOrigin::any())),
+        CorsOptions::new().origin(lookup().or_else(lookup())),
+    ] {
+        let err = CorsPolicy::from_options(&options).unwrap_err();
+        assert_eq!(err.field(), "origin", "{err}");
+    }
+}
+
+#[derive(Clone)]
+struct Tenants(&'static str);
+
+#[test]
+fn a_decision_takes_a_provided_value_once_bound() {
+    let origin = AllowOrigin::async_predicate_with(|tenants: Tenants, query| async move {
+        Ok(query.origin == tenants.0)
+    });
+    let options = CorsOptions::new()
+        .origin(["https://listed.example"])
+        .origin_fallback(origin);
+    assert_eq!(options.needed_values().len(), 1);
+    assert!(options.needed_values()[0].1.ends_with("Tenants"));
+    let err = CorsPolicy::from_options(&options).unwrap_err();
+    assert!(err.to_string().contains("Tenants"), "{err}");
+    let err = options.with_values(|_| None).unwrap_err();
+    assert!(err.to_string().contains("Tenants"), "{err}");
+
+    let tenants: cors_axum_core::ProvidedValue = std::sync::Arc::new(Tenants("https://t.example"));
+    let bound = options.with_values(|_| Some(tenants.clone())).unwrap();
+    assert!(bound.needed_values().is_empty());
+    let policy = CorsPolicy::from_options(&bound).unwrap();
+    let request_headers = headers(&[("origin", "https://t.example")]);
+    let request = CorsRequest::new(&Method::GET, &request_headers);
+    let lookup = policy
+        .origin_lookup(&request)
+        .expect("not listed: looked up");
+    let allowed = futures_ready(lookup.future).expect("the lookup answers");
+    assert!(allowed, "the decision saw the provided value");
+}
+
+/// Polls a future that is ready at once.
+fn futures_ready<T>(future: std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send>>) -> T {
+    let mut future = future;
+    match future
+        .as_mut()
+        .poll(&mut std::task::Context::from_waker(std::task::Waker::noop()))
+    {
+        std::task::Poll::Ready(value) => value,
+        std::task::Poll::Pending => panic!("the lookup is ready at once"),
+    }
+}

@@ -345,22 +345,32 @@ impl<'w, S: Clone + Send + Sync + 'static> Builder<'w, S> {
                 given_in: "`.provide(..)` of the application builder",
                 reloadable: self.reload.is_some(),
             };
-            let planner = ModulePlanner::new(recipe, &application)?;
+            let planner = ModulePlanner::new(recipe, &application, self.values_of(index))?;
             self.planners.insert(index, planner);
         }
         Ok(self.planners.get_mut(&index).expect("inserted above"))
     }
 
-    /// What a reload of module `index`'s plans needs.
+    /// The values module `index`'s origin decisions may take: the application's providers and
+    /// the module's own.
+    fn values_of(&self, index: usize) -> ProviderScope {
+        let module = &self.walk.modules[index];
+        scope([Some(&self.providers), Some(&module.providers), None, None]).unwrap_or_default()
+    }
+
+    /// What a reload of module `index`'s plans needs, made once.
     fn reload_of(&mut self, index: usize) -> &mut ModuleReload {
-        let recipe = &self.walk.modules[index].cors;
-        self.reloads.entry(index).or_insert_with(|| ModuleReload {
-            recipe: recipe
-                .clone()
-                .expect("a reload is made for a module under CORS"),
-            paths: Vec::new(),
-            unknown_path: None,
-        })
+        if !self.reloads.contains_key(&index) {
+            let recipe = self.walk.modules[index].cors.clone();
+            let target = ModuleReload {
+                recipe: recipe.expect("a reload is made for a module under CORS"),
+                values: self.values_of(index),
+                paths: Vec::new(),
+                unknown_path: None,
+            };
+            self.reloads.insert(index, target);
+        }
+        self.reloads.get_mut(&index).expect("inserted above")
     }
 
     /// The method router of one path, CORS placed as its layers let it sit.

@@ -18,6 +18,7 @@ use rustc_hash::FxHashMap;
 
 use super::module::CorsImport;
 use crate::error::BuildError;
+use crate::provider::ProviderScope;
 use crate::table::{CorsCoverage, CorsLevel};
 
 /// The CORS of one route (one method of a path).
@@ -324,6 +325,9 @@ pub(crate) struct ApplicationLevel<'a> {
 /// Makes the plans of one module's paths: the one merge, and its compilation.
 pub(crate) struct ModulePlanner {
     recipe: Arc<ModuleRecipe>,
+    /// The values the module's origin decisions may take: the application's and the module's
+    /// providers.
+    values: ProviderScope,
     /// The imports, the application's options and the module's, merged.
     options: CorsOptions,
     reloadable: bool,
@@ -332,27 +336,29 @@ pub(crate) struct ModulePlanner {
 }
 
 impl ModulePlanner {
-    /// The planner of `recipe`'s paths with the application's level of the merge.
+    /// The planner of `recipe`'s paths with the application's level of the merge, whose
+    /// origin decisions take their values from `values`.
     pub(crate) fn new(
         recipe: Arc<ModuleRecipe>,
         application: &ApplicationLevel<'_>,
+        values: ProviderScope,
     ) -> Result<Self, PlanError> {
         let module = recipe.module;
         let mut options = recipe.imported.options.clone();
         if let Some(given) = application.options {
-            options = options.merge(given);
+            options = bind(options.merge(given), &values, module, application.given_in)?;
             validate(&options, module, application.given_in)?;
         }
         if let Some(provided) = &recipe.provided {
-            options = options.merge(provided);
-            validate(
-                &options,
-                module,
-                &format!("`providers_per_rou` of `{module}`"),
-            )?;
+            let given_in = format!("`providers_per_rou` of `{module}`");
+            options = bind(options.merge(provided), &values, module, &given_in)?;
+            validate(&options, module, &given_in)?;
         }
+        let given_in = format!("`CorsModule` imported by `{}`", recipe.imported.from);
+        let options = bind(options, &values, module, &given_in)?;
         Ok(Self {
             recipe,
+            values,
             options,
             reloadable: application.reloadable,
             shared: FxHashMap::default(),
@@ -427,6 +433,8 @@ impl ModulePlanner {
                 options = options.merge(own);
                 level = CorsLevel::Route;
             }
+            let given_in = given_in(route, level);
+            options = bind(options, &self.values, self.recipe.module, &given_in)?;
             let plan = self.compile(&options, Some(methods), Some((route, level, path)))?;
             coverage.push(self.coverage(&options, level));
             by_method.push((route.method.clone(), plan));
@@ -461,7 +469,7 @@ impl ModulePlanner {
         RoutePlan::compile(options, methods, self.reloadable).map_err(|source| {
             let module = self.recipe.module;
             match route {
-                Some((route, level, path)) => PlanError {
+                Some((route, level, path)) => PlanError::Invalid {
                     module,
                     route: Some(format!("{} {path}", route.method)),
                     given_in: match level {
@@ -481,6 +489,42 @@ impl ModulePlanner {
     }
 }
 
+/// `options` with the values their origin decisions take bound from `values`.
+fn bind(
+    options: CorsOptions,
+    values: &ProviderScope,
+    module: &'static str,
+    given_in: &str,
+) -> Result<CorsOptions, PlanError> {
+    let needed = options.needed_values();
+    if needed.is_empty() {
+        return Ok(options);
+    }
+    let missing = needed.iter().find(|(id, _)| !values.provides(*id));
+    options
+        .with_values(|id| values.value(id))
+        .map_err(|source| match missing {
+            Some((_, type_name)) => PlanError::MissingValue {
+                module,
+                given_in: given_in.to_owned(),
+                type_name,
+                source: Box::new(source),
+            },
+            None => cors_error(module, given_in.to_owned(), source),
+        })
+}
+
+/// Where a route's own options were given, for errors.
+fn given_in(route: &RouteOptions, level: CorsLevel) -> String {
+    match level {
+        CorsLevel::Route => format!(
+            "`#[route(..)]` of `{}::{}`",
+            route.controller, route.handler
+        ),
+        _ => format!("`#[controller(..)]` of `{}`", route.controller),
+    }
+}
+
 /// Checks `options`, as merged up to the level `given_in`, so that an error names the level
 /// that made them invalid.
 fn validate(options: &CorsOptions, module: &'static str, given_in: &str) -> Result<(), PlanError> {
@@ -494,7 +538,7 @@ fn validate(options: &CorsOptions, module: &'static str, given_in: &str) -> Resu
 }
 
 fn cors_error(module: &'static str, given_in: String, source: CorsConfigError) -> PlanError {
-    PlanError {
+    PlanError::Invalid {
         module,
         route: None,
         given_in,
@@ -502,23 +546,51 @@ fn cors_error(module: &'static str, given_in: String, source: CorsConfigError) -
     }
 }
 
-/// Invalid options of a module, and where: the route where they are a controller's or a
-/// route's, and the level that made them invalid.
+/// Why a module's plans cannot be made.
 #[derive(Debug)]
-pub(crate) struct PlanError {
-    pub(crate) module: &'static str,
-    pub(crate) route: Option<String>,
-    pub(crate) given_in: String,
-    pub(crate) source: Box<CorsConfigError>,
+pub(crate) enum PlanError {
+    /// Invalid options, and where: the route where they are a controller's or a route's, and
+    /// the level that made them invalid.
+    Invalid {
+        module: &'static str,
+        route: Option<String>,
+        given_in: String,
+        source: Box<CorsConfigError>,
+    },
+    /// An origin decision takes a value that the module's providers do not have; `source`
+    /// says so as the engine does.
+    MissingValue {
+        module: &'static str,
+        given_in: String,
+        type_name: &'static str,
+        source: Box<CorsConfigError>,
+    },
 }
 
 impl From<PlanError> for BuildError {
     fn from(error: PlanError) -> Self {
-        BuildError::Cors {
-            module: error.module,
-            route: error.route,
-            given_in: error.given_in,
-            source: error.source,
+        match error {
+            PlanError::Invalid {
+                module,
+                route,
+                given_in,
+                source,
+            } => BuildError::Cors {
+                module,
+                route,
+                given_in,
+                source,
+            },
+            PlanError::MissingValue {
+                module,
+                given_in,
+                type_name,
+                ..
+            } => BuildError::MissingCorsValue {
+                module,
+                given_in,
+                type_name,
+            },
         }
     }
 }

@@ -10,6 +10,7 @@ use http::Method;
 use super::plan::{
     ApplicationLevel, ModulePlanner, ModuleRecipe, PathPlan, PlanError, RouteOptions, RoutePlan,
 };
+use crate::provider::ProviderScope;
 
 /// A handle that replaces CORS options while the application serves requests: the options of
 /// a [`CorsLayer`](crate::CorsLayer), or those an application provides to its modules
@@ -123,11 +124,29 @@ impl ReloadError {
 
 impl From<PlanError> for ReloadError {
     fn from(error: PlanError) -> Self {
-        Self {
-            module: Some(error.module),
-            route: error.route,
-            given_in: error.given_in,
-            source: error.source,
+        match error {
+            PlanError::Invalid {
+                module,
+                route,
+                given_in,
+                source,
+            } => Self {
+                module: Some(module),
+                route,
+                given_in,
+                source,
+            },
+            PlanError::MissingValue {
+                module,
+                given_in,
+                source,
+                ..
+            } => Self {
+                module: Some(module),
+                route: None,
+                given_in,
+                source,
+            },
         }
     }
 }
@@ -170,6 +189,8 @@ pub(crate) struct ReloadPath {
 /// The paths of one module whose plans the application's options reload.
 pub(crate) struct ModuleReload {
     pub(crate) recipe: Arc<ModuleRecipe>,
+    /// The values the module's origin decisions may take.
+    pub(crate) values: ProviderScope,
     pub(crate) paths: Vec<ReloadPath>,
     /// The plan of unknown paths, for the root module.
     pub(crate) unknown_path: Option<Arc<ArcSwap<PathPlan>>>,
@@ -182,7 +203,8 @@ impl Target for ModuleReload {
             given_in: "the options given to `CorsReload::reload`",
             reloadable: true,
         };
-        let mut planner = ModulePlanner::new(self.recipe.clone(), &application)?;
+        let mut planner =
+            ModulePlanner::new(self.recipe.clone(), &application, self.values.clone())?;
         let mut swaps = Vec::with_capacity(self.paths.len() + 1);
         for path in &self.paths {
             let (plan, _) = planner.path(&path.path, &path.methods, &path.routes)?;
