@@ -222,7 +222,8 @@ fn lab_cookie(variant: &str) -> Option<Cookie<'static>> {
 // What the API server received.
 // ---------------------------------------------------------------------------------------------
 
-/// The API server's log.
+/// The API server's log: every request as it arrived, with the status of its answer, and what
+/// the handlers that record themselves saw.
 #[derive(Debug, Default)]
 pub(crate) struct Wire {
     requests: Mutex<Vec<Received>>,
@@ -237,11 +238,33 @@ pub(crate) struct Received {
     pub(crate) origin: Option<String>,
     pub(crate) preflight: bool,
     pub(crate) cookie: Option<String>,
+    /// `Sec-Fetch-Site`: what the browser says of the page's relation to the API.
+    pub(crate) sec_fetch_site: Option<String>,
+    /// The status of the answer, once it was given (`101` for a WebSocket that upgraded).
+    pub(crate) status: Option<u16>,
 }
 
 impl Wire {
-    fn handler_saw(&self, handler: &'static str, cookie: &str) {
-        lock(&self.handlers).push((handler, cookie.to_owned()));
+    /// Records that `handler` ran and what it saw (a `Cookie` header, a query).
+    pub(crate) fn handler_saw(&self, handler: &'static str, what: &str) {
+        lock(&self.handlers).push((handler, what.to_owned()));
+    }
+
+    /// What `handler` saw, each time it ran, in order.
+    pub(crate) fn seen_by(&self, handler: &str) -> Vec<String> {
+        lock(&self.handlers)
+            .iter()
+            .filter(|(h, _)| *h == handler)
+            .map(|(_, what)| what.clone())
+            .collect()
+    }
+
+    /// The requests with `method` to `target` (path and query), preflights aside.
+    pub(crate) fn received(&self, method: &str, target: &str) -> Vec<Received> {
+        self.requests()
+            .into_iter()
+            .filter(|r| !r.preflight && r.method == method && r.target == target)
+            .collect()
     }
 
     pub(crate) fn requests(&self) -> Vec<Received> {
@@ -266,11 +289,7 @@ impl Wire {
 
     /// The `Cookie` headers `handler` saw, in order.
     pub(crate) fn cookies_seen_by(&self, handler: &str) -> Vec<String> {
-        lock(&self.handlers)
-            .iter()
-            .filter(|(h, _)| *h == handler)
-            .map(|(_, cookie)| cookie.clone())
-            .collect()
+        self.seen_by(handler)
     }
 
     pub(crate) fn dump(&self) -> String {
@@ -278,12 +297,15 @@ impl Wire {
             .iter()
             .map(|r| {
                 format!(
-                    "  {}{} {} origin={:?} cookie={:?}\n",
+                    "  {}{} {} origin={:?} cookie={:?} sec-fetch-site={:?} -> {}\n",
                     if r.preflight { "preflight " } else { "" },
                     r.method,
                     r.target,
                     r.origin,
-                    r.cookie
+                    r.cookie,
+                    r.sec_fetch_site,
+                    r.status
+                        .map_or_else(|| "no answer".to_owned(), |s| s.to_string())
                 )
             })
             .collect()
@@ -301,8 +323,14 @@ pub(crate) async fn record(
     request: Request,
     next: Next,
 ) -> Response {
-    lock(&wire.requests).push(Received::from(&request));
-    next.run(request).await
+    let index = {
+        let mut requests = lock(&wire.requests);
+        requests.push(Received::from(&request));
+        requests.len() - 1
+    };
+    let response = next.run(request).await;
+    lock(&wire.requests)[index].status = Some(response.status().as_u16());
+    response
 }
 
 impl From<&Request> for Received {
@@ -326,6 +354,8 @@ impl From<&Request> for Received {
                     .headers()
                     .contains_key(header::ACCESS_CONTROL_REQUEST_METHOD),
             cookie: text(header::COOKIE),
+            sec_fetch_site: text(header::HeaderName::from_static("sec-fetch-site")),
+            status: None,
         }
     }
 }

@@ -58,6 +58,9 @@
 //! | `cross_site_localhost_page` | `http://localhost:A` | `http://127.0.0.1:B` | cross-site |
 //! | `cross_site_ip_page` | `http://127.0.0.1:A` | `http://localhost:B` | cross-site |
 //! | `origin_not_allowed` | `http://blocked.localhost:A` | `http://127.0.0.1:B` | not an allowed origin |
+//! | `protect_cross_site`, `websocket_disallowed` | `http://blocked.localhost:A` | `http://127.0.0.1:B` | cross-site, not allowed |
+//! | `protect_same_site` | `http://evil.app.localhost:A` | `http://app.localhost:B` | same site (`app.localhost`), not allowed |
+//! | `protect_allowed`, `websocket_allowed` | `http://localhost:A` | `http://127.0.0.1:B` | cross-site, allowed |
 //!
 //! The two cross-site scenarios also run with the engine's setting that lets cross-site responses
 //! set cookies (`*_3pc_allowed`: Chromium's "Allow third-party cookies", Firefox's
@@ -81,6 +84,16 @@
 //! where the engine's table says it refuses them (WebKit cross-site, except over HTTPS with
 //! `--cookie-store=always`).
 //!
+//! # Protection beyond CORS
+//!
+//! The protection scenarios ([`protect`]) run against a second API, `ProtectedApiModule`: the
+//! same CORS options with `protect_cross_origin(true)`, a `POST /protected` whose handler records
+//! each call, and a WebSocket echo at `/ws`. A page submits a form into a hidden frame and sends
+//! a `no-cors` `POST` (both sent without a preflight, neither readable by script), or opens a
+//! WebSocket; the server's log shows what arrived, with `Sec-Fetch-Site` and the status of the
+//! answer, and the handler's record shows whether it ran. What each engine sends is a table in
+//! `protect.rs`: WebKit 2.38 sends no `Sec-Fetch-Site`, so its posts are refused on `Origin`.
+//!
 //! # The demo
 //!
 //! The demo scenario runs `examples/browser_demo.rs` (included as a module) in each engine,
@@ -94,9 +107,9 @@
 //!
 //! Cases run in sequence; distinct query strings keep one case's preflight from being answered
 //! from the cache of another; every wait is bounded, and a browser that exits or hangs fails its
-//! test with the end of its output. The whole file takes 65 to 90 seconds on two cores, most of
-//! it Firefox's start-up (about three seconds per scenario, sixteen times; the other engines
-//! run beside it).
+//! test with the end of its output (the page's own waits, for a frame or a WebSocket, end after
+//! ten seconds). The whole file takes 60 to 90 seconds on two cores, most of it Firefox's
+//! start-up (about three seconds per page, twenty-one times; the other engines run beside it).
 //!
 //! # Running
 //!
@@ -113,6 +126,7 @@ mod cookies;
 mod demo;
 mod engine;
 mod page;
+mod protect;
 mod scenario;
 mod tls;
 mod webdriver;
@@ -183,6 +197,20 @@ in_every_engine! {
     bearer_token_api_and_feature_module_of_the_example_app => super::example_app_scenario;
     /// A page on an origin that is not allowed.
     origin_not_allowed_is_blocked => super::origin_not_allowed;
+    /// A form post and a `no-cors` post from a disallowed cross-site page to a protected route:
+    /// both refused with `403`, the handler never runs.
+    protected_post_from_a_disallowed_cross_site_origin_is_refused =>
+        crate::protect::disallowed_cross_site;
+    /// The same from a disallowed page on the same site.
+    protected_post_from_a_disallowed_same_site_origin_is_refused =>
+        crate::protect::disallowed_same_site;
+    /// The same from an allowed cross-site page: the handler runs once per post.
+    protected_post_from_an_allowed_origin_reaches_the_handler =>
+        crate::protect::allowed_cross_site;
+    /// A WebSocket from an allowed page opens and echoes.
+    websocket_from_an_allowed_origin_echoes => crate::protect::websocket_allowed;
+    /// A WebSocket from a disallowed page fails without opening; its handshake got `403`.
+    websocket_from_a_disallowed_origin_is_refused => crate::protect::websocket_disallowed;
     /// The browser demo, same-site and cross-site, with a screenshot.
     browser_demo_passes_same_site_and_cross_site => crate::demo::browser_demo;
 }

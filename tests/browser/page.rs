@@ -59,6 +59,80 @@ async function call(path, init) {
   }
 }
 
+// A form posted into a hidden frame, as a forging page would: resolves once the frame shows a
+// document of another origin (the answer, which script cannot read whatever its status), or
+// after 10 s. The frame's first document, `about:blank`, is of the page's origin.
+function submitForm(path) {
+  return new Promise((resolve) => {
+    const frame = document.createElement('iframe');
+    frame.name = 'sink-' + path;
+    frame.hidden = true;
+    document.body.appendChild(frame);
+    const timer = setTimeout(() => resolve({ outcome: 'timeout' }), 10000);
+    frame.addEventListener('load', () => {
+      try {
+        frame.contentWindow.location.href;
+        return;
+      } catch (e) {
+        clearTimeout(timer);
+        resolve({ outcome: 'navigated' });
+      }
+    });
+    const form = document.createElement('form');
+    form.method = 'post';
+    form.action = CONFIG.api + path;
+    form.target = frame.name;
+    const field = document.createElement('input');
+    field.name = 'amount';
+    field.value = '100';
+    form.appendChild(field);
+    document.body.appendChild(form);
+    form.submit();
+  });
+}
+
+// A `no-cors` POST: sent without a preflight, answered with an opaque response.
+async function noCors(path) {
+  try {
+    const response = await fetch(CONFIG.api + path, {
+      method: 'POST',
+      mode: 'no-cors',
+      body: new URLSearchParams({ amount: '100' }),
+    });
+    return { outcome: 'ok', type: response.type, status: response.status };
+  } catch (error) {
+    return { outcome: 'blocked', error: String(error) };
+  }
+}
+
+// A WebSocket to the API: sends one message and waits for its echo. Every event script sees is
+// listed; a socket that closes without opening is `refused`; 10 s without either, `timeout`.
+function socket(path, message) {
+  return new Promise((resolve) => {
+    const events = [];
+    const done = (result) => {
+      clearTimeout(timer);
+      resolve({ ...result, events: events.slice() });
+    };
+    const timer = setTimeout(() => done({ outcome: 'timeout' }), 10000);
+    const ws = new WebSocket(CONFIG.api.replace(/^http/, 'ws') + path);
+    ws.onopen = () => {
+      events.push('open');
+      ws.send(message);
+    };
+    ws.onmessage = (m) => {
+      events.push('message');
+      done({ outcome: 'open', echo: String(m.data) });
+      ws.close(1000);
+    };
+    ws.onerror = () => events.push('error');
+    ws.onclose = (c) => {
+      events.push('close ' + c.code);
+      if (!events.includes('open')) done({ outcome: 'refused', code: c.code, clean: c.wasClean });
+    };
+  });
+}
+
 const CASES = {
   simple_get: () => call('/items'),
   preflight_post: () => call('/items?case=post', {
@@ -93,6 +167,10 @@ const CASES = {
   users_typo_preflighted: () => call('/api/v1/userz?case=preflighted', { headers: BEARER }),
   app_sign_in: () => call('/session', { method: 'POST', credentials: 'include' }),
   app_session: () => call('/session', { credentials: 'include' }),
+  // Protection beyond CORS: requests CORS lets a page send, without reading their answers.
+  protected_form: () => submitForm('/protected?case=form'),
+  protected_no_cors: () => noCors('/protected?case=no-cors'),
+  ws_echo: () => socket('/ws', 'hello from the page'),
 };
 
 function run(name) {
