@@ -631,3 +631,30 @@ fn a_server_that_does_not_answer_is_exit_status_2() {
         run.stderr
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_correct_port_wildcard_has_no_finding() {
+    let options = cors_axum::CorsOptions::new()
+        .origin("http://localhost:*")
+        .credentials(true);
+    let base = serve(servers::cors_axum(options, false)).await;
+    let url = format!("{base}/items");
+    for credentials in [false, true] {
+        let report = audit_of(url.clone(), &["http://localhost:*"], credentials).await;
+        assert!(report.is_clean(), "{report}");
+    }
+    let report = audit_of(url.clone(), &["http://localhost:*"], false).await;
+    let origins: Vec<&str> = report.routes[0]
+        .outcomes
+        .iter()
+        .filter_map(|o| o.origin.as_deref())
+        .collect();
+    assert!(origins.contains(&"http://localhost:8080"), "{origins:?}");
+    assert!(
+        origins.contains(&"http://evillocalhost:8080"),
+        "{origins:?}"
+    );
+    assert!(!origins.contains(&"http://localhost:8443"), "{origins:?}");
+    let run = run_binary(&[&url, "--origin", "http://localhost:*", "--credentials"]).await;
+    assert_eq!(run.code, 0, "{}", run.stdout);
+}

@@ -246,7 +246,8 @@ impl PathCors {
 
     /// The `403 Forbidden` of a request refused before its guards and handler: an unsafe
     /// cross-origin request under cross-origin protection, or a WebSocket handshake from an
-    /// origin the policy does not allow. It carries no CORS grant.
+    /// origin the policy does not allow. It carries no CORS grant, and varies on what decided
+    /// it, so that no cache gives it to another origin.
     fn forbidden<B>(
         &self,
         request: &Request<B>,
@@ -256,6 +257,10 @@ impl PathCors {
         self.refused(request, kind, reason);
         let mut response = Response::new(Body::from("Forbidden\n"));
         *response.status_mut() = StatusCode::FORBIDDEN;
+        response.headers_mut().insert(
+            header::VARY,
+            HeaderValue::from_static("Origin, Sec-Fetch-Site"),
+        );
         response
     }
 
