@@ -102,41 +102,42 @@ where
     type Output = Result<Response, E>;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let mut response = match self.as_mut().project().kind.project() {
+        let written = match self.as_mut().project().kind.project() {
             KindProj::Ready { response } => {
                 return Poll::Ready(Ok(response.take().expect(COMPLETED)));
             }
             KindProj::Untouched { future } => return future.poll(cx),
-            KindProj::Lookup { rest } => {
-                let next = ready!(rest.as_mut().poll(cx));
-                self.as_mut().project().kind.set(next.kind);
-                return self.poll(cx);
+            KindProj::Decided { future, decision } => {
+                let mut response = ready!(future.poll(cx))?;
+                let headers = response.headers_mut();
+                remove_cors_headers(headers);
+                let written = decision.write(headers, ResponseCredentials::Policy);
+                (response, written)
+            }
+            KindProj::Actual { future, state } => {
+                let mut response = ready!(future.poll(cx))?;
+                let headers = response.headers_mut();
+                remove_cors_headers(headers);
+                let credentials = if state.write_cookies(headers) {
+                    ResponseCredentials::Include
+                } else {
+                    ResponseCredentials::Policy
+                };
+                let written = state.decision().write(headers, credentials);
+                (response, written)
             }
             KindProj::Passthrough { future, cors } => {
                 let mut response = ready!(future.poll(cx))?;
                 add_preflight_headers(response.headers_mut(), cors.take().expect(COMPLETED));
                 return Poll::Ready(Ok(response));
             }
-            KindProj::Decided { future, .. } | KindProj::Actual { future, .. } => {
-                ready!(future.poll(cx))?
+            KindProj::Lookup { rest } => {
+                let next = ready!(rest.as_mut().poll(cx));
+                self.as_mut().project().kind.set(next.kind);
+                return self.poll(cx);
             }
         };
-        let headers = response.headers_mut();
-        remove_cors_headers(headers);
-        let written = match self.project().kind.project() {
-            KindProj::Decided { decision, .. } => {
-                decision.write(headers, ResponseCredentials::Policy)
-            }
-            KindProj::Actual { state, .. } => {
-                let credentials = if state.write_cookies(headers) {
-                    ResponseCredentials::Include
-                } else {
-                    ResponseCredentials::Policy
-                };
-                state.decision().write(headers, credentials)
-            }
-            _ => unreachable!("only the decided kinds come here"),
-        };
+        let (response, written) = written;
         if written == Some(Refusal::CredentialsUnderAnyOrigin) {
             warn_any_origin_with_credentials();
         }

@@ -48,20 +48,15 @@ pub(crate) trait Downstream<B>: Sized {
 
 /// What the plan makes of a request.
 enum Step {
-    /// Answered here: a preflight.
+    /// Answered here: a preflight, or a request refused before its handler.
     Answer(Response),
     /// An asynchronous origin decision to await first.
     Lookup(OriginLookup),
-    /// Handed on, then the answer's headers written.
-    Call(Then),
-}
-
-/// What to write into the answer of a request handed on.
-enum Then {
-    /// CORS is off for the route.
+    /// Handed on as it is: CORS is off for the route.
     Untouched,
-    /// A preflight passed on to the route's handler: these headers of its answer.
+    /// A preflight passed on to the route's own handler, these headers added to its answer.
     Passthrough(HeaderMap),
+    /// Handed on, then the decision written into its answer.
     Decided(ActualDecision),
 }
 
@@ -130,25 +125,22 @@ impl PathCors {
         step: Step,
         downstream: D,
     ) -> ResponseFuture<D::Future> {
-        let then = match step {
-            Step::Answer(response) => return ResponseFuture::ready(response),
-            Step::Call(then) => then,
-            Step::Lookup(_) => unreachable!("a decision with the lookup's answer needs no lookup"),
-        };
-        match then {
-            Then::Untouched => ResponseFuture::untouched(downstream.call(request)),
-            Then::Passthrough(cors) => {
-                request.extensions_mut().insert(PreflightPassedOn);
-                ResponseFuture::passthrough(downstream.call(request), cors)
-            }
-            Then::Decided(decision) if !self.service => {
+        match step {
+            Step::Decided(decision) if !self.service => {
                 ResponseFuture::decided(downstream.call(request), decision)
             }
-            Then::Decided(decision) => {
+            Step::Decided(decision) => {
                 let state = Arc::new(ResponseState::new(decision));
                 request.extensions_mut().insert(state.clone());
                 ResponseFuture::actual(downstream.call(request), state)
             }
+            Step::Answer(response) => ResponseFuture::ready(response),
+            Step::Untouched => ResponseFuture::untouched(downstream.call(request)),
+            Step::Passthrough(cors) => {
+                request.extensions_mut().insert(PreflightPassedOn);
+                ResponseFuture::passthrough(downstream.call(request), cors)
+            }
+            Step::Lookup(_) => unreachable!("a decision with the lookup's answer needs no lookup"),
         }
     }
 
@@ -178,7 +170,7 @@ impl PathCors {
         if cors.kind() == RequestKind::Preflight {
             let answer = self.preflight(plan, route, &cors, request);
             if plan.passes_preflight_through() {
-                return Step::Call(Then::Passthrough(answer.into_parts().0.headers));
+                return Step::Passthrough(answer.into_parts().0.headers);
             }
             return Step::Answer(answer);
         }
@@ -188,7 +180,7 @@ impl PathCors {
                 if *protect && let Err(refusal) = protected(&cors, request, None) {
                     return Step::Answer(self.forbidden(request, "unsafe request", &refusal));
                 }
-                return Step::Call(Then::Untouched);
+                return Step::Untouched;
             }
         };
         if policy.protects_cross_origin()
@@ -209,7 +201,7 @@ impl PathCors {
                 self.refused(request, "request", &refusal);
             }
         }
-        Step::Call(Then::Decided(decision))
+        Step::Decided(decision)
     }
 
     /// The answer to a preflight, without calling any handler.
@@ -313,11 +305,15 @@ fn websocket<'a, B>(
     cors: &CorsRequest<'a>,
     request: &'a Request<B>,
 ) -> Result<(), Refusal<'a>> {
-    if *request.method() == Method::CONNECT {
-        policy.websocket_handshake(cors, host(request))
-    } else {
-        policy.websocket(cors, host(request))
+    let handshake = match *request.method() {
+        Method::CONNECT => true,
+        Method::GET => cors.is_websocket_upgrade(),
+        _ => false,
+    };
+    if !handshake {
+        return Ok(());
     }
+    policy.websocket_handshake(cors, host(request))
 }
 
 /// Whether refusals are logged: asked first, so that an unlogged refusal costs no more than a
