@@ -77,6 +77,8 @@ pub(super) struct Builder<'w, S: 'static> {
     module_scopes: Vec<Option<Option<ProviderScope>>>,
     planners: FxHashMap<usize, ModulePlanner>,
     reloads: FxHashMap<usize, ModuleReload>,
+    /// Reused from path to path.
+    prepared: Vec<Prepared>,
 }
 
 impl<'w, S: Clone + Send + Sync + 'static> Builder<'w, S> {
@@ -96,6 +98,7 @@ impl<'w, S: Clone + Send + Sync + 'static> Builder<'w, S> {
             module_scopes: vec![None; walk.modules.len()],
             planners: FxHashMap::default(),
             reloads: FxHashMap::default(),
+            prepared: Vec::new(),
         }
     }
 
@@ -119,11 +122,16 @@ impl<'w, S: Clone + Send + Sync + 'static> Builder<'w, S> {
         self.check_routes(&path, group)?;
         let walk = self.walk;
         let module = &walk.modules[group[0].module];
-        let prepared = group
-            .iter()
-            .map(|route| self.prepare(&path, route))
-            .collect::<Result<Vec<_>, _>>()?;
-        let methods = path_methods(group.iter().map(|r| &r.def.method));
+        let mut prepared = std::mem::take(&mut self.prepared);
+        prepared.clear();
+        for route in group.iter() {
+            prepared.push(self.prepare(&path, route)?);
+        }
+        // The methods matter to CORS only: its plan and the generated `OPTIONS` route.
+        let methods = match module.cors {
+            Some(_) => path_methods(group.iter().map(|r| &r.def.method)),
+            None => Vec::new(),
+        };
         let (plan, coverage) = self.plan(&path, &methods, group)?;
         let has_cors = plan.as_ref().is_some_and(|planned| planned.has_cors);
         let service = prepared.iter().any(|p| p.cors_service);
@@ -141,11 +149,12 @@ impl<'w, S: Clone + Send + Sync + 'static> Builder<'w, S> {
         let method_router = self.method_router(
             module,
             group,
-            prepared,
+            &mut prepared,
             cors.as_ref(),
             &methods,
             generate_options,
         );
+        self.prepared = prepared;
         let start = self.table.len();
         self.table
             .routes
@@ -378,14 +387,14 @@ impl<'w, S: Clone + Send + Sync + 'static> Builder<'w, S> {
         &self,
         module: &ModuleScope<S>,
         group: &[&Collected<S>],
-        prepared: Vec<Prepared>,
+        prepared: &mut Vec<Prepared>,
         cors: Option<&PathCors>,
         methods: &[Method],
         generate_options: bool,
     ) -> MethodRouter<S> {
         let path_layered = !module.layers.is_empty();
         let mut method_router = MethodRouter::new();
-        for (route, prepared) in group.iter().zip(prepared) {
+        for (route, prepared) in group.iter().zip(prepared.drain(..)) {
             let placement = Placement::of(path_layered, route.def.layered);
             let guards = if route.def.guards.is_empty() {
                 module.guards.clone()

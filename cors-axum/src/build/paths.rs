@@ -12,7 +12,8 @@ use crate::table::RouteInfo;
 /// The paths added so far, to report the conflicts between them.
 #[derive(Default)]
 pub(super) struct Paths {
-    /// A row of the route table for each path, to name a handler of it.
+    /// A row of the route table for each path with parameters or wildcards, to name a handler
+    /// of it: only those conflict.
     rows: FxHashMap<Arc<str>, usize>,
     /// Paths with parameters or wildcards, to find the conflicts axum would panic on.
     router: matchit::Router<()>,
@@ -29,9 +30,10 @@ impl Paths {
     ) -> Result<(), BuildError> {
         // The router reports conflicts only between paths with parameters or wildcards; equal
         // static paths are one path, grouped before they come here.
-        if path.contains('{')
-            && let Err(error) = self.router.insert(&**path, ())
-        {
+        if !path.contains('{') {
+            return Ok(());
+        }
+        if let Err(error) = self.router.insert(&**path, ()) {
             return Err(self.conflict(path, &table[row], error, table));
         }
         self.rows.insert(path.clone(), row);
