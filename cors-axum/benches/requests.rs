@@ -42,7 +42,7 @@ fn requests(c: &mut Criterion) {
             group.bench_function(name, |b| {
                 b.iter_batched(
                     || request(which),
-                    |request| drop(black_box(drive(&mut router, request))),
+                    |request| black_box(drive(&mut router, request)),
                     criterion::BatchSize::SmallInput,
                 );
             });
@@ -67,12 +67,12 @@ fn main() {
         let mut router = router(name);
         // The first request warms lazily built state; the next 1,000 are counted.
         let first = drive(&mut router, request(which));
-        assert!(first.status().is_success(), "{case}: {}", first.status());
+        assert!(first.is_success(), "{case}: {first}");
         let count = std::env::var("REQUEST_COST_N").map_or(1000, |n| n.parse().expect("a count"));
         let requests: Vec<Request<Body>> = (0..count).map(|_| request(which)).collect();
         let region = Region::new(GLOBAL);
         for request in requests {
-            drop(black_box(drive(&mut router, request)));
+            black_box(drive(&mut router, request));
         }
         let allocations = region.change().allocations;
         // Per request, for `scripts/request_cost.sh`.
