@@ -9,7 +9,9 @@ use std::hint::black_box;
 
 use axum::Router;
 use axum::routing::{MethodRouter, get, options};
-use cors_axum::__private::{ControllerRef, ModuleDefinition, Needs, RouteDef, RouteSetup};
+use cors_axum::__private::{
+    ControllerRef, ModuleDefinition, Needs, RouteDef, RouteDoc, RouteSetup,
+};
 use cors_axum::{Application, CorsModule, Module};
 use criterion::{Criterion, criterion_group};
 use http::Method;
@@ -81,6 +83,7 @@ fn routes(paths: &[&'static str]) -> &'static [RouteDef<()>] {
                 layered: false,
                 providers: None,
                 needs: no_needs,
+                doc: RouteDoc::UNDOCUMENTED,
             })
         })
         .collect();
