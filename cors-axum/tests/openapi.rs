@@ -12,16 +12,14 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use axum::Json;
 use axum::extract::{FromRequestParts, Path, Query};
 use common::{request, send};
-use cors_axum::openapi::utoipa::openapi::security::{
-    ApiKey, ApiKeyValue, Http, HttpAuthScheme, SecurityScheme,
-};
-use cors_axum::openapi::utoipa::openapi::{Info, OpenApi};
 use cors_axum::openapi::{GuardSecurity, OpenapiModule};
 use cors_axum::prelude::*;
 use cors_axum::{BuildError, RouteTable};
 use http::StatusCode;
 use http::request::Parts;
 use serde_json::Value;
+use utoipa::openapi::security::{ApiKey, ApiKeyValue, Http, HttpAuthScheme, SecurityScheme};
+use utoipa::openapi::{Info, OpenApi};
 use utoipa::{IntoParams, ToSchema};
 
 #[derive(serde::Deserialize, serde::Serialize, ToSchema)]

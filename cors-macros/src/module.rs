@@ -149,14 +149,7 @@ fn generate(decl: &ModuleDecl) -> syn::Result<TokenStream> {
     // Each guard, and what it says in an OpenAPI document (its type is known here, not in the
     // generic `guard::<G>()`).
     let guards = guards.iter().map(|guard| {
-        let describe = quote! {{
-            #[allow(unused_imports, clippy::needless_borrow)]
-            fn __describe(__draft: &mut #private::OperationDraft) {
-                use #private::{DeclareNoScheme as _, DeclareScheme as _};
-                (&&#private::Probe::<#guard>::new()).declare_scheme(__draft);
-            }
-            __describe
-        }};
+        let describe = crate::openapi::guard_description(guard);
         quote_spanned!(guard.span()=> .guard::<#guard>().describe_guard(#describe))
     });
     let layers = layers

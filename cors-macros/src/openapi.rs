@@ -195,6 +195,19 @@ impl RouteDocs<'_> {
     }
 }
 
+/// A function that declares the security scheme of module guard `guard`, if it has one.
+pub(crate) fn guard_description(guard: &Type) -> TokenStream {
+    let private = private();
+    quote! {{
+        #[allow(unused_imports, clippy::needless_borrow)]
+        fn __describe(__draft: &mut #private::OperationDraft) {
+            use #private::{DeclareNoScheme as _, DeclareScheme as _};
+            (&&#private::Probe::<#guard>::new()).declare_scheme(__draft);
+        }
+        __describe
+    }}
+}
+
 /// The result type of a handler as the probes take it; `None` where it cannot be named.
 pub(crate) fn output_type(output: &ReturnType) -> Option<&Type> {
     match output {

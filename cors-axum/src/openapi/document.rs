@@ -1,10 +1,10 @@
 //! The document: the routes an `OpenapiModule` covers, as an OpenAPI 3.1 document.
 
 use std::borrow::Cow;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use http::Method;
-use utoipa::openapi::path::{HttpMethod, Operation, Parameter, ParameterIn};
+use utoipa::openapi::path::{HttpMethod, Operation, Parameter, ParameterIn, PathItem};
 use utoipa::openapi::schema::{ObjectBuilder, Type};
 use utoipa::openapi::security::SecurityRequirement;
 use utoipa::openapi::tag::Tag;
@@ -41,9 +41,31 @@ pub(crate) struct DocumentedRoute {
 /// The operation ids given so far, and the components and tags met.
 #[derive(Default)]
 struct Collected {
-    ids: HashSet<String>,
+    ids: OperationIds,
     components: Components,
     tags: Vec<String>,
+}
+
+/// The operation ids given so far, and the next suffix to try for each id asked for, so that a
+/// handler met many times (a controller in many modules) gets its ids in one step each.
+#[derive(Default)]
+struct OperationIds {
+    taken: HashSet<String>,
+    next: HashMap<String, usize>,
+}
+
+impl OperationIds {
+    /// `id` if it is not taken, else `id_2`, `id_3`.. the first that is not.
+    fn unique(&mut self, id: String) -> String {
+        let next = self.next.entry(id.clone()).or_insert(1);
+        let mut candidate = id.clone();
+        while self.taken.contains(&candidate) {
+            *next += 1;
+            candidate = format!("{id}_{next}");
+        }
+        self.taken.insert(candidate.clone());
+        candidate
+    }
 }
 
 impl DocumentSource {
@@ -69,7 +91,9 @@ impl DocumentSource {
                 continue;
             };
             let operation = self.operation(route, &mut collected);
-            paths.add_path_operation(openapi_path(&route.path), vec![method], operation);
+            // Set in place: `Paths::add_path_operation` clones each operation.
+            let item = paths.paths.entry(openapi_path(&route.path)).or_default();
+            *slot(item, method) = Some(operation);
         }
         let info = self
             .settings
@@ -125,7 +149,7 @@ impl DocumentSource {
             .operation_id
             .take()
             .unwrap_or_else(|| format!("{}_{}", route.controller, route.handler));
-        operation.operation_id = Some(unique(id, &mut collected.ids));
+        operation.operation_id = Some(collected.ids.unique(id));
         complete(
             &mut operation,
             draft,
@@ -213,18 +237,6 @@ fn path_parameter(name: &str, schema: Option<RefOr<utoipa::openapi::Schema>>) ->
         .build()
 }
 
-/// `id`, then `n + 1`, `id_2`, `id_3`.. until it is not taken.
-fn unique(id: String, taken: &mut HashSet<String>) -> String {
-    let mut candidate = id.clone();
-    let mut n = 1;
-    while taken.contains(&candidate) {
-        n += 1;
-        candidate = format!("{id}_{n}");
-    }
-    taken.insert(candidate.clone());
-    candidate
-}
-
 /// The method in an OpenAPI path item; `None` for `CONNECT` and extension methods.
 fn http_method(method: &Method) -> Option<HttpMethod> {
     Some(match *method {
@@ -238,6 +250,20 @@ fn http_method(method: &Method) -> Option<HttpMethod> {
         Method::TRACE => HttpMethod::Trace,
         _ => return None,
     })
+}
+
+/// The operation of `method` in `item`.
+fn slot(item: &mut PathItem, method: HttpMethod) -> &mut Option<Operation> {
+    match method {
+        HttpMethod::Get => &mut item.get,
+        HttpMethod::Post => &mut item.post,
+        HttpMethod::Put => &mut item.put,
+        HttpMethod::Delete => &mut item.delete,
+        HttpMethod::Options => &mut item.options,
+        HttpMethod::Head => &mut item.head,
+        HttpMethod::Patch => &mut item.patch,
+        HttpMethod::Trace => &mut item.trace,
+    }
 }
 
 /// The names of the parameters of an axum path, in order: `{id}` and the wildcard `{*rest}`;
@@ -279,10 +305,23 @@ mod tests {
 
     #[test]
     fn operation_ids_are_made_unique() {
-        let mut taken = HashSet::new();
-        let ids: Vec<_> = ["A_get", "A_get", "A_get", "A_get_2"]
-            .map(|id| unique(id.to_owned(), &mut taken))
-            .into();
-        assert_eq!(ids, ["A_get", "A_get_2", "A_get_3", "A_get_2_2"]);
+        let mut ids = OperationIds::default();
+        let given: Vec<_> = [
+            "A_get", "A_get_3", "A_get", "A_get", "A_get", "A_get_2", "B",
+        ]
+        .map(|id| ids.unique(id.to_owned()))
+        .into();
+        assert_eq!(
+            given,
+            [
+                "A_get",
+                "A_get_3",
+                "A_get_2",
+                "A_get_4",
+                "A_get_5",
+                "A_get_2_2",
+                "B"
+            ]
+        );
     }
 }

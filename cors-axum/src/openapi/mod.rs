@@ -15,7 +15,7 @@
 //! ```
 //! use axum::Json;
 //! use axum::extract::Path;
-//! use cors_axum::openapi::{OpenapiModule, utoipa};
+//! use cors_axum::openapi::OpenapiModule;
 //! use cors_axum::prelude::*;
 //! use utoipa::ToSchema;
 //!
@@ -60,7 +60,3 @@ pub(crate) mod serve;
 
 pub use module::{OpenapiModule, OpenapiModuleWith};
 pub use security::GuardSecurity;
-
-/// The `utoipa` crate, at the version this crate describes routes with: derive `ToSchema` and
-/// `IntoParams` with it, or depend on `utoipa` 6 directly.
-pub use utoipa;

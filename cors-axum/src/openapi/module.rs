@@ -44,7 +44,10 @@ pub(crate) const DEFAULT_PATH: &str = "/openapi.json";
 /// }
 ///
 /// let routes = AppModule::routes().unwrap();
-/// let document = routes.iter().find(|r| r.path() == "/openapi.json").unwrap();
+/// let document = routes
+///     .iter()
+///     .find(|r| r.path() == "/openapi.json" && !r.is_generated())
+///     .unwrap();
 /// assert_eq!((document.controller(), document.handler()), ("OpenapiModule", "document"));
 /// assert_eq!(document.cors(), Some("AppModule"));
 /// ```

@@ -13,7 +13,7 @@ use utoipa::openapi::security::SecurityScheme;
 ///
 /// ```
 /// use cors_axum::openapi::GuardSecurity;
-/// use cors_axum::openapi::utoipa::openapi::security::{Http, HttpAuthScheme, SecurityScheme};
+/// use utoipa::openapi::security::{Http, HttpAuthScheme, SecurityScheme};
 ///
 /// /// Requests without `Authorization: Bearer <token>` get `401`.
 /// pub struct Bearer;
