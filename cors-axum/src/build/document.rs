@@ -68,7 +68,7 @@ impl<S: Clone + Send + Sync + 'static> Walk<S> {
 
     /// Hands `pending` the routes of the module that imports it and of the modules it imports,
     /// all walked by now.
-    pub(super) fn describe(&self, pending: PendingDocument) {
+    pub(super) fn describe_document(&self, pending: PendingDocument) {
         let PendingDocument {
             cell,
             settings,

@@ -167,7 +167,7 @@ impl<S: Clone + Send + Sync + 'static> Walk<S> {
         }
         #[cfg(feature = "openapi")]
         if let Some(document) = document {
-            self.describe(document);
+            self.describe_document(document);
         }
         stack.pop();
         Ok(())
