@@ -594,3 +594,20 @@ mod page {
         assert!(operations(&document).contains("GET /docs"));
     }
 }
+
+#[tokio::test]
+async fn the_validator_refuses_a_document_with_an_undefined_path_parameter() {
+    let mut document = document(&AppModule::router().unwrap(), "/openapi.json").await;
+    if openapi_spec::validate(document.to_string().as_bytes()) == openapi_spec::Validation::Skipped
+    {
+        return;
+    }
+    let one = &mut document["paths"]["/items/{id}"]["get"];
+    one.as_object_mut().unwrap().remove("parameters");
+    let invalid = document.to_string();
+    let refused = std::panic::catch_unwind(|| openapi_spec::validate(invalid.as_bytes()));
+    assert!(
+        refused.is_err(),
+        "the validator checks what it is trusted to"
+    );
+}

@@ -169,7 +169,12 @@ impl Route {
         RouteDocs {
             index,
             item,
-            arguments: arguments.iter().map(|(_, ty)| ty).collect(),
+            // An `impl Trait` argument cannot be named outside its function.
+            arguments: arguments
+                .iter()
+                .map(|(_, ty)| ty)
+                .filter(|ty| !ty.to_string().contains("impl "))
+                .collect(),
             output,
             guards: level
                 .guards
