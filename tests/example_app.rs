@@ -1,10 +1,12 @@
 //! The example application (`examples/app`) in-process, configured by its own configuration
 //! file: the bearer-token API behind CORS, the feature module under `/api/v1`, the readable
-//! `404`, the session cookie.
+//! `404`, the session cookie, the OpenAPI document.
 
 #[path = "../examples/app/api.rs"]
 #[allow(dead_code)]
 mod api;
+#[path = "../cors-axum/tests/common/openapi_spec.rs"]
+mod openapi_spec;
 
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
@@ -298,4 +300,79 @@ async fn a_websocket_upgrades_from_the_configured_origin_only() {
     let (status, head) = exchange(addr, handshake(PAGE)).await;
     assert_eq!(status, 101, "{head}");
     assert!(head.contains("upgrade: websocket"), "{head}");
+}
+
+/// The routes of the table `cargo run --example app` prints but the generated `OPTIONS` ones,
+/// as `METHOD /path`, each with its controller.
+fn printed_routes(printed: &str) -> Vec<(String, String)> {
+    printed
+        .lines()
+        .skip(1)
+        .filter(|line| !line.starts_with("warning: ") && !line.ends_with("CorsModule::options"))
+        .map(|line| {
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            let controller = fields[fields.len() - 1].split("::").next().unwrap();
+            (
+                format!("{} {}", fields[0], fields[1]),
+                controller.to_owned(),
+            )
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn its_openapi_document_lists_every_printed_route_with_parameters_tags_and_security() {
+    let app = api::application(&config(), &CorsReload::new())
+        .build()
+        .unwrap();
+    let printed = printed_routes(&app.routes().to_string());
+    let router = app.into_router().with_state(api::AppState::default());
+    let (status, headers, body) =
+        send(&router, "GET", "/openapi.json", &[("origin", PAGE)], "").await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(headers["access-control-allow-origin"], PAGE);
+    let document: serde_json::Value = serde_json::from_str(&body).unwrap();
+    let mut listed = Vec::new();
+    for (path, item) in document["paths"].as_object().unwrap() {
+        for (method, operation) in item.as_object().unwrap() {
+            let tag = operation["tags"][0].as_str().unwrap().to_owned();
+            listed.push((format!("{} {path}", method.to_ascii_uppercase()), tag));
+            let guarded = path.starts_with("/api/v1/");
+            let security = &operation["security"];
+            assert_eq!(
+                *security == serde_json::json!([{ "bearerAuth": [] }]),
+                guarded,
+                "{method} {path}: {security}"
+            );
+        }
+    }
+    listed.sort();
+    let mut printed = printed;
+    printed.sort();
+    assert_eq!(
+        listed, printed,
+        "every printed route, with its controller as tag"
+    );
+    let one = &document["paths"]["/api/v1/users/{id}"]["get"];
+    assert_eq!(one["parameters"][0]["name"], "id");
+    assert_eq!(one["parameters"][0]["in"], "path");
+    assert_eq!(one["parameters"][0]["schema"]["type"], "integer");
+    assert_eq!(
+        one["responses"]["404"]["description"],
+        "no user has this id"
+    );
+    let scheme = &document["components"]["securitySchemes"]["bearerAuth"];
+    assert_eq!(
+        (&scheme["type"], &scheme["scheme"]),
+        (&"http".into(), &"bearer".into())
+    );
+    openapi_spec::validate(body.as_bytes());
+}
+
+#[tokio::test]
+async fn its_documentation_page_points_at_the_document() {
+    let (status, headers, body) = send(&router(), "GET", "/docs", &[], "").await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(headers["content-type"], "text/html; charset=utf-8");
+    assert!(body.contains(r#"spec-url="/openapi.json""#), "{body}");
 }

@@ -202,6 +202,37 @@ async fn every_route_of_the_example_app() {
         run.stderr
     );
 
+    // The same routes from the OpenAPI document the application serves, with the same result.
+    let url = format!("{base}/openapi.json");
+    let document = tokio::task::spawn_blocking(move || {
+        ureq::get(&url)
+            .call()
+            .unwrap()
+            .body_mut()
+            .read_to_string()
+            .unwrap()
+    })
+    .await
+    .unwrap();
+    let document = TempFile::new("example-app-openapi.json", &document);
+    let mut from_document = args.clone();
+    from_document[1] = "--openapi".to_owned();
+    from_document[2] = document.path().to_owned();
+    let run = run_binary(&[&from_document[..], &["--json".to_owned()]].concat()).await;
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let (mut listed, mut printed) = (audited(&json), table_routes(&table));
+    listed.sort();
+    printed.sort();
+    assert_eq!(listed, printed);
+    assert!(
+        run.stderr.ends_with(&format!(
+            "cors-audit: 0 findings (0 high, 0 medium, 0 low) on {routes} routes\n"
+        )),
+        "{}",
+        run.stderr
+    );
+
     // With credentials too: the application protects `POST /session` from cross-site forms.
     args.push("--credentials".to_owned());
     let run = run_binary(&[&args[..], &["--json".to_owned()]].concat()).await;

@@ -1,15 +1,19 @@
 //! Building a router of 10,000 paths with `GET` and `POST` each: the module system against
 //! plain axum building the same routes, and, with CORS, `CorsModule` against plain axum with a
-//! hand-written `OPTIONS` route per path and one tower-http `CorsLayer`.
+//! hand-written `OPTIONS` route per path and one tower-http `CorsLayer`. With the `openapi`
+//! feature, the same with `OpenapiModule` imported (whose document is made on its first
+//! request, measured apart).
 //!
-//! `cargo bench -p cors-axum --bench router_build`
+//! `cargo bench -p cors-axum --bench router_build [--features openapi]`
 
 use std::any::TypeId;
 use std::hint::black_box;
 
 use axum::Router;
 use axum::routing::{MethodRouter, get, options};
-use cors_axum::__private::{ControllerRef, ModuleDefinition, Needs, RouteDef, RouteSetup};
+use cors_axum::__private::{
+    ControllerRef, ModuleDefinition, Needs, RouteDef, RouteDoc, RouteSetup,
+};
 use cors_axum::{Application, CorsModule, Module};
 use criterion::{Criterion, criterion_group};
 use http::Method;
@@ -20,12 +24,13 @@ struct BenchController;
 
 struct BenchModule {
     cors: bool,
+    openapi: bool,
     routes: &'static [RouteDef<()>],
 }
 
 impl Module for BenchModule {
     fn definition(&self) -> ModuleDefinition<()> {
-        let definition = ModuleDefinition::new::<BenchModule>("BenchModule").controller_ref(
+        let mut definition = ModuleDefinition::new::<BenchModule>("BenchModule").controller_ref(
             ControllerRef::from_parts(
                 TypeId::of::<BenchController>(),
                 "BenchController",
@@ -33,10 +38,15 @@ impl Module for BenchModule {
             ),
         );
         if self.cors {
-            definition.import(CorsModule)
-        } else {
-            definition
+            definition = definition.import(CorsModule);
         }
+        #[cfg(feature = "openapi")]
+        if self.openapi {
+            definition = definition.import(cors_axum::openapi::OpenapiModule);
+        }
+        #[cfg(not(feature = "openapi"))]
+        assert!(!self.openapi, "`OpenapiModule` needs the `openapi` feature");
+        definition
     }
 }
 
@@ -81,6 +91,7 @@ fn routes(paths: &[&'static str]) -> &'static [RouteDef<()>] {
                 layered: false,
                 providers: None,
                 needs: no_needs,
+                doc: RouteDoc::UNDOCUMENTED,
             })
         })
         .collect();
@@ -112,7 +123,38 @@ fn plain_with_tower_http(paths: &[&'static str]) -> Router {
 }
 
 fn modules(routes: &'static [RouteDef<()>], cors: bool) -> Application {
-    Application::build(BenchModule { cors, routes }).expect("builds")
+    Application::build(BenchModule {
+        cors,
+        openapi: false,
+        routes,
+    })
+    .expect("builds")
+}
+
+/// The module system with `OpenapiModule` imported (and `CorsModule` if `cors`).
+fn with_openapi(routes: &'static [RouteDef<()>], cors: bool) -> Application {
+    Application::build(BenchModule {
+        cors,
+        openapi: true,
+        routes,
+    })
+    .expect("builds")
+}
+
+/// The document of the application built with `OpenapiModule`, made by its first request.
+#[cfg(feature = "openapi")]
+fn first_document(app: Application) -> axum::response::Response {
+    use std::future::Future;
+    use tower_service::Service;
+    let mut router = app.into_router().with_state(());
+    let request = http::Request::get("/openapi.json")
+        .body(axum::body::Body::empty())
+        .expect("a valid request");
+    let future = std::pin::pin!(router.call(request));
+    match future.poll(&mut std::task::Context::from_waker(std::task::Waker::noop())) {
+        std::task::Poll::Ready(Ok(response)) => response,
+        _ => unreachable!("the document is answered at once"),
+    }
 }
 
 fn router_build(c: &mut Criterion) {
@@ -130,7 +172,28 @@ fn router_build(c: &mut Criterion) {
     group.bench_function("cors-axum modules + CorsModule", |b| {
         b.iter(|| black_box(modules(routes, true)))
     });
+    if cfg!(feature = "openapi") {
+        group.bench_function("cors-axum modules + OpenapiModule", |b| {
+            b.iter(|| black_box(with_openapi(routes, false)))
+        });
+        group.bench_function("cors-axum modules + CorsModule + OpenapiModule", |b| {
+            b.iter(|| black_box(with_openapi(routes, true)))
+        });
+    }
     group.finish();
+    #[cfg(feature = "openapi")]
+    {
+        let mut group = c.benchmark_group("OpenAPI document of 10k paths");
+        group.sample_size(10);
+        group.bench_function("made by the first request", |b| {
+            b.iter_batched(
+                || with_openapi(routes, true),
+                |app| black_box(first_document(app)),
+                criterion::BatchSize::LargeInput,
+            )
+        });
+        group.finish();
+    }
 }
 
 /// What `axum::serve(listener, router)` does for each connection it accepts: the router is
@@ -153,7 +216,8 @@ fn connect_make_service(make: &mut axum::routing::IntoMakeService<Router>) -> Ro
     }
 }
 
-/// `ROUTER_BUILD_ONCE=setup|plain|modules|tower-http|cors` builds once and exits, for
+/// `ROUTER_BUILD_ONCE=setup|plain|modules|tower-http|cors|openapi|cors-openapi` builds once
+/// and exits (`document` also makes the document of `cors-openapi`), for
 /// instruction counts under `valgrind --tool=callgrind`, which the noise of a shared machine
 /// does not move. `connections` builds the `CorsModule` application and accepts 100
 /// connections both ways; count `connect_router` and `connect_make_service` with callgrind's
@@ -168,6 +232,14 @@ fn build_once(which: &str) {
         "tower-http" => drop(black_box(plain_with_tower_http(&paths))),
         "modules" => drop(black_box(modules(routes, false))),
         "cors" => drop(black_box(modules(routes, true))),
+        "openapi" => drop(black_box(with_openapi(routes, false))),
+        "cors-openapi" => drop(black_box(with_openapi(routes, true))),
+        #[cfg(feature = "openapi")]
+        "document" => {
+            let document = first_document(with_openapi(routes, true));
+            let size = axum::body::HttpBody::size_hint(document.body()).exact();
+            eprintln!("document: {} bytes", size.unwrap_or_default());
+        }
         "connections" => {
             let router = modules(routes, true).into_router();
             for _ in 0..100 {
@@ -179,7 +251,10 @@ fn build_once(which: &str) {
             }
         }
         other => {
-            panic!("ROUTER_BUILD_ONCE={other}: expected setup, plain, modules, tower-http or cors")
+            panic!(
+                "ROUTER_BUILD_ONCE={other}: expected setup, plain, modules, tower-http, cors, \
+                 openapi, cors-openapi or document"
+            )
         }
     }
 }

@@ -6,6 +6,7 @@ use axum::extract::FromRequestParts;
 use axum::routing::MethodRouter;
 use http::Method;
 
+use crate::describe::draft::RouteDoc;
 use crate::guard::GuardFn;
 use crate::handler::RouteSetup;
 use crate::provider::ProviderBuilder;
@@ -76,6 +77,9 @@ pub struct RouteDef<S: 'static> {
     /// What the handler (and the controller, for `&self` handlers) extracts that the module
     /// must provide: `Inject<T>`, `CorsService`.
     pub needs: fn(&mut Needs),
+    /// What the route says about itself in an OpenAPI document; empty without the `openapi`
+    /// feature.
+    pub doc: RouteDoc,
 }
 
 /// One controller in the registry: one entry per `#[controller]` impl block.

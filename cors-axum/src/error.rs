@@ -68,6 +68,13 @@ pub enum BuildError {
         /// The importing module.
         module: &'static str,
     },
+    /// A module imports `OpenapiModule` more than once.
+    #[cfg(feature = "openapi")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "openapi")))]
+    OpenapiModuleTwice {
+        /// The importing module.
+        module: &'static str,
+    },
     /// CORS options given for a module, controller or route are invalid.
     Cors {
         /// The module whose routes the options apply to.
@@ -174,6 +181,12 @@ impl fmt::Display for BuildError {
             Self::CorsModuleTwice { module } => {
                 write!(f, "module `{module}` imports `CorsModule` more than once")
             }
+            #[cfg(feature = "openapi")]
+            Self::OpenapiModuleTwice { module } => write!(
+                f,
+                "module `{module}` imports `OpenapiModule` more than once; import it once, with \
+                 `OpenapiModule::with(info)` for settings, or into another module for a second document"
+            ),
             _ => self.fmt_wiring(f),
         }
     }

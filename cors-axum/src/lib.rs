@@ -10,11 +10,15 @@ mod build;
 mod context;
 mod controller;
 pub mod cors;
+mod describe;
 mod error;
 mod guard;
 mod handler;
 mod methods;
 mod module;
+#[cfg(feature = "openapi")]
+#[cfg_attr(docsrs, doc(cfg(feature = "openapi")))]
+pub mod openapi;
 mod provider;
 mod table;
 mod unwind;
@@ -83,9 +87,16 @@ pub mod prelude {
 #[doc(hidden)]
 pub mod __private {
     //! Items used by the code that the macros generate. Not a public API.
+    pub use crate::__route_operation as route_operation;
     pub use crate::application::ApplicationBuilder;
     pub use crate::controller::{
         Controller, ControllerEntry, ControllerInstance, ControllerRef, RouteDef, type_id_of,
+    };
+    pub use crate::describe::draft::{Describe, OperationDraft, RouteDoc};
+    pub use crate::describe::probe::{
+        DeclareNoScheme, DeclareScheme, DescribeArgument, DescribeListArgument, DescribeListOutput,
+        DescribeNoArgument, DescribeNoOutput, DescribeOutput, DescribePathSchema,
+        DescribePathTuple,
     };
     pub use crate::guard::{Guard, GuardFn, GuardFuture, Guards, guard};
     pub use crate::handler::{RouteSetup, route, route_into};
@@ -100,6 +111,8 @@ pub mod __private {
     pub use axum;
     pub use http::Method;
     pub use inventory;
+    #[cfg(feature = "openapi")]
+    pub use utoipa;
 
     /// A field of a controller struct: an extractor of the application's state.
     #[diagnostic::on_unimplemented(

@@ -13,7 +13,10 @@ use tower_service::Service;
 
 use crate::controller::{Controller, ControllerRef};
 use crate::cors::module::{CorsImport, CorsModule, CorsModuleWithOpts};
+use crate::describe::draft::Describe;
 use crate::guard::{Guard, GuardFn};
+#[cfg(feature = "openapi")]
+use crate::openapi::module::{OpenapiModule, OpenapiModuleWith};
 use crate::provider::{IntoProviders, ProviderBuilder};
 
 /// A module: a unit of controllers, providers, guards, layers and imports, for an application
@@ -49,6 +52,9 @@ pub struct ModuleDefinition<S: 'static> {
     pub(crate) controllers: Vec<ControllerRef<S>>,
     pub(crate) providers: ProviderBuilder,
     pub(crate) guards: Vec<GuardFn<S>>,
+    /// What the guards say in an OpenAPI document (their security schemes); empty without the
+    /// `openapi` feature.
+    pub(crate) guard_docs: Vec<Describe>,
     pub(crate) layers: Vec<PathLayer<S>>,
 }
 
@@ -79,6 +85,7 @@ impl<S: Clone + Send + Sync + 'static> ModuleDefinition<S> {
             controllers: Vec::new(),
             providers: ProviderBuilder::new(),
             guards: Vec::new(),
+            guard_docs: Vec::new(),
             layers: Vec::new(),
         }
     }
@@ -110,6 +117,15 @@ impl<S: Clone + Send + Sync + 'static> ModuleDefinition<S> {
     /// it imports.
     pub fn guard<G: Guard<S>>(mut self) -> Self {
         self.guards.push(G::check);
+        self
+    }
+
+    /// Adds what a guard of this module says in an OpenAPI document, as the module macros
+    /// write it for each guard (the types of its guards are known there, not here).
+    pub fn describe_guard(mut self, describe: Describe) -> Self {
+        if cfg!(feature = "openapi") {
+            self.guard_docs.push(describe);
+        }
         self
     }
 
@@ -176,6 +192,8 @@ pub(crate) enum ImportKind<S: 'static> {
     /// itself is an error rather than an endless recursion.
     Module(Box<dyn Module<S>>, &'static str),
     Cors(Box<CorsImport>),
+    #[cfg(feature = "openapi")]
+    Openapi(Box<OpenapiModuleWith>),
 }
 
 impl<S: 'static> fmt::Debug for Import<S> {
@@ -183,6 +201,8 @@ impl<S: 'static> fmt::Debug for Import<S> {
         let module: &dyn fmt::Debug = match &self.kind {
             ImportKind::Module(_, name) => name,
             ImportKind::Cors(cors) => cors,
+            #[cfg(feature = "openapi")]
+            ImportKind::Openapi(openapi) => openapi,
         };
         f.debug_struct("Import")
             .field("prefix", &self.prefix)
@@ -206,10 +226,18 @@ impl<S: 'static> Import<S> {
             kind: ImportKind::Cors(Box::new(cors.into())),
         }
     }
+
+    #[cfg(feature = "openapi")]
+    fn openapi(openapi: impl Into<OpenapiModuleWith>) -> Self {
+        Self {
+            prefix: String::new(),
+            kind: ImportKind::Openapi(Box::new(openapi.into())),
+        }
+    }
 }
 
-/// Anything that can stand in `imports: [..]`: a module, [`Import::at`], or
-/// [`CorsModule`](crate::CorsModule).
+/// Anything that can stand in `imports: [..]`: a module, [`Import::at`],
+/// [`CorsModule`](crate::CorsModule), or `OpenapiModule` (feature `openapi`).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be imported here",
     label = "not a module of this application's state",
@@ -253,5 +281,21 @@ impl<S: 'static> IntoImport<S> for CorsModule {
 impl<S: 'static> IntoImport<S> for CorsModuleWithOpts {
     fn into_import(self) -> Import<S> {
         Import::cors(self)
+    }
+}
+
+#[cfg(feature = "openapi")]
+#[diagnostic::do_not_recommend]
+impl<S: 'static> IntoImport<S> for OpenapiModule {
+    fn into_import(self) -> Import<S> {
+        Import::openapi(self)
+    }
+}
+
+#[cfg(feature = "openapi")]
+#[diagnostic::do_not_recommend]
+impl<S: 'static> IntoImport<S> for OpenapiModuleWith {
+    fn into_import(self) -> Import<S> {
+        Import::openapi(self)
     }
 }

@@ -167,6 +167,17 @@ impl ProviderScope {
             .find(|p| p.type_id == type_id)
             .map(|p| Arc::clone(&p.value))
     }
+
+    /// The value of type `T`, and the scope without it (`None` when nothing else is left),
+    /// while the router is built: the routes of `OpenapiModule` are given what they serve this
+    /// way, and their requests then carry only the providers the module's other routes see.
+    #[cfg(feature = "openapi")]
+    pub(crate) fn take<T: Clone + 'static>(self) -> (Option<T>, Option<ProviderScope>) {
+        let value = self.0.get::<T>().cloned();
+        let mut rest = Arc::unwrap_or_clone(self.0);
+        rest.providers.retain(|p| p.type_id != TypeId::of::<T>());
+        (value, (!rest.is_empty()).then(|| rest.into_scope()))
+    }
 }
 
 /// Extracts a provided value (constructor or parameter injection).

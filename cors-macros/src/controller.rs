@@ -7,6 +7,7 @@ use syn::spanned::Spanned;
 use syn::{Fields, FnArg, ImplItem, Item, ItemImpl, ItemStruct, Type};
 
 use crate::attr::{self, ControllerArgs, StateParams, private};
+use crate::openapi::{is_utoipa_path, take_details};
 use crate::route::{ControllerContext, Route, is_route_attr};
 use crate::state::InferredState;
 
@@ -244,11 +245,22 @@ fn take_routes(
             }
             continue;
         };
+        let details = take_details(method).unwrap_or_else(|error| {
+            push_error(error);
+            None
+        });
         let (route_attrs, others): (Vec<_>, Vec<_>) =
             method.attrs.drain(..).partition(is_route_attr);
         method.attrs = others;
+        if route_attrs.is_empty() && details.is_some() {
+            push_error(syn::Error::new_spanned(
+                &method.sig.ident,
+                "`#[utoipa::path]` in a controller documents a route: add `#[route(\"METHOD\")]` to \
+                 this method, or move it out of the `#[controller]` block",
+            ));
+        }
         for route_attr in &route_attrs {
-            match Route::parse(route_attr, method, prefix) {
+            match Route::parse(route_attr, method, prefix, details.clone()) {
                 Ok(route) => {
                     if let Some((first, _)) = routes
                         .iter()
@@ -294,11 +306,11 @@ fn item_attrs_mut(item: &mut ImplItem) -> Option<&mut Vec<syn::Attribute>> {
     }
 }
 
-/// Removes every `#[route]` of the block's items.
+/// Removes every `#[route]` and `#[utoipa::path]` of the block's items.
 fn strip_route_attrs(item: &mut ItemImpl) {
     for impl_item in &mut item.items {
         if let Some(attrs) = item_attrs_mut(impl_item) {
-            attrs.retain(|a| !is_route_attr(a));
+            attrs.retain(|a| !is_route_attr(a) && !is_utoipa_path(a));
         }
     }
 }

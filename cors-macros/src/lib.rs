@@ -7,6 +7,7 @@
 mod attr;
 mod controller;
 mod module;
+mod openapi;
 mod path;
 mod route;
 mod state;

@@ -146,9 +146,12 @@ fn generate(decl: &ModuleDecl) -> syn::Result<TokenStream> {
     let controllers = controllers
         .iter()
         .map(|controller| quote_spanned!(controller.span()=> .controller::<#controller>()));
-    let guards = guards
-        .iter()
-        .map(|guard| quote_spanned!(guard.span()=> .guard::<#guard>()));
+    // Each guard, and what it says in an OpenAPI document (its type is known here, not in the
+    // generic `guard::<G>()`).
+    let guards = guards.iter().map(|guard| {
+        let describe = crate::openapi::guard_description(guard);
+        quote_spanned!(guard.span()=> .guard::<#guard>().describe_guard(#describe))
+    });
     let layers = layers
         .iter()
         .map(|layer| quote_spanned!(layer.span()=> .layer(#layer)));

@@ -6,6 +6,7 @@ use syn::spanned::Spanned;
 use syn::{Attribute, FnArg, ImplItemFn, ReturnType, Type};
 
 use crate::attr::{self, LevelArgs, RouteArgs, StateParams, private};
+use crate::openapi::{RouteDocs, output_type};
 
 /// `#[route]` outside a `#[controller]` impl block: the item plus an error saying where it
 /// belongs.
@@ -45,6 +46,8 @@ pub(crate) struct Route {
     pub(crate) path: String,
     pub(crate) handler: Ident,
     pub(crate) args: RouteArgs,
+    /// The arguments of the method's `#[utoipa::path(..)]`.
+    pub(crate) details: Option<TokenStream>,
 }
 
 /// What the generated code of a route needs to know about its controller.
@@ -60,6 +63,7 @@ impl Route {
         attr: &Attribute,
         method_item: &ImplItemFn,
         prefix: &str,
+        details: Option<TokenStream>,
     ) -> syn::Result<Self> {
         let args: RouteArgs = attr.parse_args()?;
         let method = attr::check_method(&args.method)?;
@@ -73,6 +77,7 @@ impl Route {
             path: crate::path::join(prefix, &path),
             handler: method_item.sig.ident.clone(),
             args,
+            details,
         })
     }
 
@@ -117,6 +122,7 @@ impl Route {
         };
 
         let needs_fn = needs_fn(&needs_name, item, &arguments, self_ty);
+        let (doc_fn, doc) = self.docs(index, item, &arguments, self_ty, level);
 
         let (providers_fn, providers_ref) = match self.args.level.providers() {
             Some(builder) => (
@@ -143,9 +149,44 @@ impl Route {
                 layered: #layered,
                 providers: #providers_ref,
                 needs: #needs_name,
+                doc: #doc,
             }
         };
-        (quote!(#router_fn #needs_fn #providers_fn), def)
+        (quote!(#router_fn #needs_fn #providers_fn #doc_fn), def)
+    }
+
+    /// What the route says in an OpenAPI document: its `Describe` function and `RouteDoc`.
+    fn docs(
+        &self,
+        index: usize,
+        item: &ImplItemFn,
+        arguments: &[(Ident, TokenStream)],
+        self_ty: &Type,
+        level: &LevelArgs,
+    ) -> (TokenStream, TokenStream) {
+        let output = output_type(&item.sig.output)
+            .map(|ty| replace_self(quote_spanned!(ty.span()=> #ty), self_ty));
+        RouteDocs {
+            index,
+            item,
+            // An `impl Trait` argument cannot be named outside its function.
+            arguments: arguments
+                .iter()
+                .map(|(_, ty)| ty)
+                .filter(|ty| !ty.to_string().contains("impl "))
+                .collect(),
+            output,
+            guards: level
+                .guards
+                .iter()
+                .chain(&self.args.level.guards)
+                .flatten()
+                .collect(),
+            method: &self.method,
+            path: &self.path,
+            details: self.details.as_ref(),
+        }
+        .expand()
     }
 
     /// The expression that builds the route's method router. An associated function is the

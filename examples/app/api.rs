@@ -1,6 +1,7 @@
 //! The API of the example application: a root module with CORS for the whole application (and,
-//! from its configuration, protection from cross-site form posts), a public health check,
-//! session and WebSocket echo, and a users module under `/api/v1` behind a bearer token.
+//! from its configuration, protection from cross-site form posts) and its OpenAPI document, a
+//! public health check, session and WebSocket echo, and a users module under `/api/v1` behind a
+//! bearer token.
 
 use std::sync::{Arc, RwLock};
 
@@ -11,9 +12,13 @@ use axum::extract::{FromRef, FromRequestParts, Path, State};
 use axum::http::request::Parts;
 use axum::http::{StatusCode, header};
 use cors_axum::cors::CorsReload;
+use cors_axum::openapi::{GuardSecurity, OpenapiModule};
 use cors_axum::prelude::*;
 use cors_axum::{ApplicationBuilder, CorsOptions};
 use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+use utoipa::openapi::Info;
+use utoipa::openapi::security::{Http, HttpAuthScheme, SecurityScheme};
 
 /// The configuration, read from a JSON file at start.
 #[derive(Debug, Clone, Deserialize)]
@@ -43,13 +48,15 @@ impl FromRef<AppState> for Users {
     }
 }
 
-#[derive(Clone, Serialize)]
+/// A user.
+#[derive(Clone, Serialize, ToSchema)]
 pub(crate) struct User {
     pub(crate) id: usize,
     pub(crate) name: String,
 }
 
-#[derive(Deserialize)]
+/// A user to create.
+#[derive(Deserialize, ToSchema)]
 pub(crate) struct NewUser {
     pub(crate) name: String,
 }
@@ -92,17 +99,35 @@ impl<S: Send + Sync> FromRequestParts<S> for Bearer {
     }
 }
 
+/// In the OpenAPI document, the routes `Bearer` guards require a bearer token, so that a
+/// documentation page sends one.
+impl GuardSecurity for Bearer {
+    const NAME: &'static str = "bearerAuth";
+
+    fn scheme() -> SecurityScheme {
+        SecurityScheme::Http(Http::new(HttpAuthScheme::Bearer))
+    }
+}
+
 /// `/api/v1/users`: the users, behind the bearer token.
 pub(crate) struct UsersController;
 
 #[controller("users", state = AppState)]
 impl UsersController {
+    /// Lists the users.
     #[route("GET")]
     async fn list(State(users): State<Users>) -> Json<Vec<User>> {
         Json(users.0.read().expect("not poisoned").clone())
     }
 
+    /// Creates a user.
+    ///
+    /// Its address is in `Location`.
     #[route("POST")]
+    #[utoipa::path(responses(
+        (status = 201, description = "the user, created", body = User,
+            headers(("location" = String, description = "the user's address"))),
+    ))]
     async fn create(
         State(users): State<Users>,
         Json(new): Json<NewUser>,
@@ -121,7 +146,12 @@ impl UsersController {
         )
     }
 
+    /// One user.
     #[route("GET", "{id}")]
+    #[utoipa::path(responses(
+        (status = 200, description = "the user", body = User),
+        (status = 404, description = "no user has this id"),
+    ))]
     async fn one(
         State(users): State<Users>,
         Path(id): Path<usize>,
@@ -150,6 +180,7 @@ pub(crate) struct PublicController;
 
 #[controller]
 impl PublicController {
+    /// Answers `ok` while the server runs.
     #[route("GET", "health")]
     async fn health() -> &'static str {
         "ok\n"
@@ -195,10 +226,16 @@ impl PublicController {
 }
 
 rest_root_module! {
-    /// The application: CORS for every module, the public routes, the users API under `/api/v1`.
+    /// The application: CORS for every module, its OpenAPI document at `/openapi.json` (and a
+    /// page that shows it at `/docs`), the public routes, the users API under `/api/v1`.
     pub(crate) struct AppModule {
         state: AppState,
-        imports: [CorsModule, Import::at("/api/v1", UsersModule)],
+        imports: [
+            CorsModule,
+            OpenapiModule::with(Info::new("cors-axum example app", env!("CARGO_PKG_VERSION")))
+                .page("/docs"),
+            Import::at("/api/v1", UsersModule),
+        ],
         controllers: [PublicController],
     }
 }

@@ -20,6 +20,8 @@
 //! curl -i -X POST -H 'Origin: https://evil.example' -H 'Sec-Fetch-Site: cross-site' \
 //!     -d user=a http://127.0.0.1:3000/session
 //!     403: a cross-site form post never reaches the handler
+//! curl http://127.0.0.1:3000/openapi.json
+//!     the OpenAPI document of every route above; http://127.0.0.1:3000/docs shows it
 //! ```
 
 mod api;

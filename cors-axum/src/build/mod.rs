@@ -1,6 +1,8 @@
 //! Building an axum `Router` from a tree of modules: the walk over the modules, their routes
 //! grouped by path, each path mounted once with its plan, and the answer to unknown paths.
 
+#[cfg(feature = "openapi")]
+mod document;
 mod mount;
 mod paths;
 mod walk;
@@ -50,6 +52,7 @@ pub(crate) fn build<S: Clone + Send + Sync + 'static>(
         cors: None,
         guards,
         layers,
+        guard_docs: Vec::new(),
     };
     let walk = Walk::of(&*root, &inherited)?;
     let covered = walk.modules.iter().any(|m| m.cors.is_some());

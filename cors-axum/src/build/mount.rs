@@ -136,15 +136,7 @@ impl<'w, S: Clone + Send + Sync + 'static> Builder<'w, S> {
         let has_cors = plan.as_ref().is_some_and(|planned| planned.has_cors);
         let service = prepared.iter().any(|p| p.cors_service);
         let cors = plan.map(|planned| PathCors::new(planned.source, Some(path.clone()), service));
-        for ((route, prepared), coverage) in group.iter().zip(&prepared).zip(&coverage) {
-            if prepared.cors_service && !matches!(coverage, CorsCoverage::From { .. }) {
-                return Err(BuildError::CorsServiceWithoutCors {
-                    route: format!("{} {path}", route.def.method),
-                    handler: self.describe(route),
-                    module: self.walk.modules[route.module].name,
-                });
-            }
-        }
+        self.check_cors_service(&path, group, &prepared, &coverage)?;
         let generate_options = has_cors && !group.iter().any(|r| r.def.method == Method::OPTIONS);
         let method_router = self.method_router(
             module,
@@ -155,6 +147,45 @@ impl<'w, S: Clone + Send + Sync + 'static> Builder<'w, S> {
             generate_options,
         );
         self.prepared = prepared;
+        self.record(&path, group, coverage, generate_options)?;
+        let router = self
+            .router
+            .take()
+            .expect("the router is put back after each path");
+        self.router = Some(router.route(&path, method_router));
+        Ok(())
+    }
+
+    /// A route that takes `CorsService` must be covered by a CORS policy it can answer with.
+    fn check_cors_service(
+        &self,
+        path: &str,
+        group: &[&'w Collected<S>],
+        prepared: &[Prepared],
+        coverage: &[CorsCoverage],
+    ) -> Result<(), BuildError> {
+        for ((route, prepared), coverage) in group.iter().zip(prepared).zip(coverage) {
+            if prepared.cors_service && !matches!(coverage, CorsCoverage::From { .. }) {
+                return Err(BuildError::CorsServiceWithoutCors {
+                    route: format!("{} {path}", route.def.method),
+                    handler: self.describe(route),
+                    module: self.walk.modules[route.module].name,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes the path's routes (and its generated `OPTIONS` route) into the route table, and
+    /// checks the path against those already mounted.
+    fn record(
+        &mut self,
+        path: &Arc<str>,
+        group: &[&'w Collected<S>],
+        coverage: Vec<CorsCoverage>,
+        generate_options: bool,
+    ) -> Result<(), BuildError> {
+        let walk = self.walk;
         let start = self.table.len();
         self.table
             .routes
@@ -174,20 +205,14 @@ impl<'w, S: Clone + Send + Sync + 'static> Builder<'w, S> {
             self.table.routes.push(RouteInfo {
                 method: Method::OPTIONS,
                 path: path.clone(),
-                module: module.name,
+                module: walk.modules[group[0].module].name,
                 controller: "CorsModule",
                 handler: "options",
                 cors: self.planners[&group[0].module].module_coverage(),
                 generated: true,
             });
         }
-        self.paths.add(&path, start, &self.table.routes)?;
-        let router = self
-            .router
-            .take()
-            .expect("the router is put back after each path");
-        self.router = Some(router.route(&path, method_router));
-        Ok(())
+        self.paths.add(path, start, &self.table.routes)
     }
 
     /// The controller of `route`, with its providers.

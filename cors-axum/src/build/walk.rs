@@ -12,6 +12,7 @@ use super::paths::{join_paths, join_route_path, validate_path};
 use crate::controller::{ControllerRef, RouteDef};
 use crate::cors::module::CorsImport;
 use crate::cors::plan::{Imported, ModuleRecipe};
+use crate::describe::draft::Describe;
 use crate::error::BuildError;
 use crate::guard::{GuardFn, Guards};
 use crate::module::{ImportKind, Module, ModuleDefinition, PathLayer};
@@ -27,6 +28,9 @@ pub(super) struct ModuleScope<S: 'static> {
     pub(super) guards: Guards<S>,
     /// The layers of the application, the modules that import it and its own, innermost first.
     pub(super) layers: Vec<PathLayer<S>>,
+    /// What the guards of the modules that import it and its own say in an OpenAPI document.
+    #[cfg_attr(not(feature = "openapi"), allow(dead_code))]
+    pub(super) guard_docs: Vec<Describe>,
     /// What its CORS is made of; `None` where no `CorsModule` covers it.
     pub(super) cors: Option<Arc<ModuleRecipe>>,
     /// Its controllers, with their providers.
@@ -52,6 +56,8 @@ pub(super) struct Inherited<S: 'static> {
     pub(super) guards: Vec<GuardFn<S>>,
     /// Innermost first: the order they are applied in.
     pub(super) layers: Vec<PathLayer<S>>,
+    /// What the guards say in an OpenAPI document.
+    pub(super) guard_docs: Vec<Describe>,
 }
 
 /// The modules and routes of an application, in the order the walk met them: the root first.
@@ -106,17 +112,26 @@ impl<S: Clone + Send + Sync + 'static> Walk<S> {
             controllers,
             providers,
             guards,
+            guard_docs,
             layers,
             ..
         } = module;
 
         let mut own_cors: Option<CorsImport> = None;
+        #[cfg(feature = "openapi")]
+        let mut own_openapi = None;
         let mut children = Vec::new();
         for import in imports {
             match import.kind {
                 ImportKind::Cors(cors) => {
                     if own_cors.replace(*cors).is_some() {
                         return Err(BuildError::CorsModuleTwice { module: name });
+                    }
+                }
+                #[cfg(feature = "openapi")]
+                ImportKind::Openapi(openapi) => {
+                    if own_openapi.replace(*openapi).is_some() {
+                        return Err(BuildError::OpenapiModuleTwice { module: name });
                     }
                 }
                 ImportKind::Module(child, _) => children.push((import.prefix, child)),
@@ -127,17 +142,32 @@ impl<S: Clone + Send + Sync + 'static> Walk<S> {
         all_guards.extend(guards);
         let mut all_layers = layers;
         all_layers.extend(inherited.layers.iter().cloned());
+        let mut all_guard_docs = inherited.guard_docs.clone();
+        all_guard_docs.extend(guard_docs);
         let passed_on = Inherited {
             cors,
             guards: all_guards,
             layers: all_layers,
+            guard_docs: all_guard_docs,
         };
 
+        #[cfg(feature = "openapi")]
+        let first = (self.modules.len(), self.routes.len());
         self.add_module(name, prefix, controllers, providers, &passed_on)?;
+        // The document's routes are the module's own; the routes it describes are known once
+        // the modules it imports are walked (`build/document.rs`).
+        #[cfg(feature = "openapi")]
+        let document = own_openapi
+            .map(|openapi| self.add_openapi(first, prefix, openapi))
+            .transpose()?;
         for (child_prefix, child) in children {
             let child_prefix = join_paths(prefix, &child_prefix)?;
             validate_path(&child_prefix)?;
             self.visit(child.definition(), &child_prefix, &passed_on, stack)?;
+        }
+        #[cfg(feature = "openapi")]
+        if let Some(document) = document {
+            self.describe_document(document);
         }
         stack.pop();
         Ok(())
@@ -199,6 +229,7 @@ impl<S: Clone + Send + Sync + 'static> Walk<S> {
             providers,
             guards: scope.guards.clone().into(),
             layers: scope.layers.clone(),
+            guard_docs: scope.guard_docs.clone(),
             cors,
             controllers: with_providers,
         });

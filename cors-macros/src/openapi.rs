@@ -1,0 +1,262 @@
+//! What a route says in an OpenAPI document: its handler's doc comment, the details of its
+//! `#[utoipa::path(..)]`, and the function that probes its argument, result and guard types.
+//!
+//! The code is the same whether `cors-axum` has its `openapi` feature or not (a macro cannot
+//! see it): the items it names under `::cors_axum::__private` do nothing without it.
+
+use proc_macro2::{Ident, TokenStream, TokenTree};
+use quote::{format_ident, quote};
+use syn::{Attribute, Expr, ExprLit, ImplItemFn, Lit, Meta, ReturnType, Type};
+
+use crate::attr::private;
+
+/// Whether `attr` is `#[utoipa::path(..)]`, matched exactly.
+pub(crate) fn is_utoipa_path(attr: &Attribute) -> bool {
+    let segments: Vec<String> = attr
+        .path()
+        .segments
+        .iter()
+        .map(|s| s.ident.to_string())
+        .collect();
+    segments == ["utoipa", "path"]
+}
+
+/// The keys of `#[utoipa::path(..)]` that `#[route]` or the module system gives.
+const GIVEN: [(&str, &str); 4] = [
+    (
+        "path",
+        "the path is `#[route]`'s, under its controller's and modules' prefixes",
+    ),
+    ("method", "the method is `#[route]`'s"),
+    (
+        "context_path",
+        "the prefix is the controller's and its modules'",
+    ),
+    ("impl_for", "the operation belongs to the route"),
+];
+
+/// The methods `#[utoipa::path(..)]` takes as a bare word.
+const METHODS: [&str; 9] = [
+    "get", "post", "put", "delete", "patch", "head", "options", "trace", "connect",
+];
+
+/// Removes the `#[utoipa::path(..)]` of `method` and returns its arguments, checked: none of
+/// what `#[route]` gives.
+pub(crate) fn take_details(method: &mut ImplItemFn) -> syn::Result<Option<TokenStream>> {
+    let (found, others): (Vec<_>, Vec<_>) = method.attrs.drain(..).partition(is_utoipa_path);
+    method.attrs = others;
+    let mut found = found.into_iter();
+    let Some(attr) = found.next() else {
+        return Ok(None);
+    };
+    if let Some(second) = found.next() {
+        return Err(syn::Error::new_spanned(
+            second,
+            "`#[utoipa::path]` specified more than once",
+        ));
+    }
+    let tokens = match &attr.meta {
+        Meta::List(list) => list.tokens.clone(),
+        _ => TokenStream::new(),
+    };
+    check_details(&tokens)?;
+    Ok(Some(tokens))
+}
+
+/// An error at the first entry of `#[utoipa::path(..)]` that `#[route]` gives.
+fn check_details(tokens: &TokenStream) -> syn::Result<()> {
+    let mut entry_start = true;
+    let mut trees = tokens.clone().into_iter().peekable();
+    while let Some(tree) = trees.next() {
+        let start = std::mem::replace(&mut entry_start, false);
+        match &tree {
+            TokenTree::Punct(p) if p.as_char() == ',' => entry_start = true,
+            TokenTree::Ident(ident) if start => {
+                let name = ident.to_string();
+                let bare = matches!(trees.peek(), None | Some(TokenTree::Punct(_)))
+                    && !matches!(trees.peek(), Some(TokenTree::Punct(p)) if p.as_char() == '=');
+                if bare && METHODS.contains(&name.as_str()) {
+                    return Err(syn::Error::new_spanned(
+                        ident,
+                        format!(
+                            "`{name}` is given by `#[route]`: write only the details here, as in \
+                             `#[utoipa::path(responses(..))]`"
+                        ),
+                    ));
+                }
+                if let Some((_, why)) = GIVEN.iter().find(|(key, _)| *key == name) {
+                    return Err(syn::Error::new_spanned(
+                        ident,
+                        format!("`{name}` cannot be given here: {why}; remove it"),
+                    ));
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// The summary and description of a doc comment: its first paragraph, and the rest.
+fn doc_comment(attrs: &[Attribute]) -> (String, String) {
+    let mut lines = Vec::new();
+    for attr in attrs.iter().filter(|a| a.path().is_ident("doc")) {
+        if let Meta::NameValue(nv) = &attr.meta
+            && let Expr::Lit(ExprLit {
+                lit: Lit::Str(text),
+                ..
+            }) = &nv.value
+        {
+            // `split`, not `lines`: an empty `///` is a blank line that ends a paragraph.
+            let text = text.value();
+            lines.extend(
+                text.split('\n')
+                    .map(|l| l.strip_prefix(' ').unwrap_or(l).trim_end().to_owned()),
+            );
+        }
+    }
+    let mut paragraphs = lines
+        .split(|line| line.trim().is_empty())
+        .filter(|paragraph| !paragraph.is_empty());
+    let summary = paragraphs
+        .next()
+        .map(|p| p.iter().map(|l| l.trim()).collect::<Vec<_>>().join(" "))
+        .unwrap_or_default();
+    let description = paragraphs
+        .map(|p| p.join("\n"))
+        .collect::<Vec<_>>()
+        .join("\n\n");
+    (summary, description)
+}
+
+/// One route's side of the document, as `#[controller]` knows it.
+pub(crate) struct RouteDocs<'a> {
+    pub(crate) index: usize,
+    pub(crate) item: &'a ImplItemFn,
+    /// The types of the handler's arguments, `Self` replaced.
+    pub(crate) arguments: Vec<&'a TokenStream>,
+    /// The result type, `Self` replaced; `None` for `impl Trait` or `()`.
+    pub(crate) output: Option<TokenStream>,
+    /// The guards of the controller and of the route.
+    pub(crate) guards: Vec<&'a Type>,
+    pub(crate) method: &'a str,
+    /// The path under the controller's prefix.
+    pub(crate) path: &'a str,
+    pub(crate) details: Option<&'a TokenStream>,
+}
+
+impl RouteDocs<'_> {
+    /// The `Describe` function of the route, and its `RouteDoc`.
+    pub(crate) fn expand(&self) -> (TokenStream, TokenStream) {
+        let private = private();
+        let name = format_ident!("__cors_doc_{}", self.index);
+        let arguments = &self.arguments;
+        let output = self.output.iter();
+        let guards = &self.guards;
+        let details = self.details.map(|details| self.details_call(details));
+        let function = quote! {
+            #[allow(unused_imports, clippy::needless_borrow)]
+            fn #name(__draft: &mut #private::OperationDraft) {
+                use #private::{
+                    DeclareNoScheme as _, DeclareScheme as _, DescribeArgument as _,
+                    DescribeListArgument as _, DescribeListOutput as _, DescribeNoArgument as _,
+                    DescribeNoOutput as _, DescribeOutput as _, DescribePathSchema as _,
+                    DescribePathTuple as _,
+                };
+                #((&&&&&#private::Probe::<#arguments>::new()).describe_argument(__draft);)*
+                #((&&&#private::Probe::<#output>::new()).describe_output(__draft);)*
+                #((&&#private::Probe::<#guards>::new()).declare_scheme(__draft);)*
+                #details
+            }
+        };
+        let (summary, description) = doc_comment(&self.item.attrs);
+        let deprecated = self
+            .item
+            .attrs
+            .iter()
+            .any(|a| a.path().is_ident("deprecated"));
+        let doc = quote!(#private::RouteDoc::new(#summary, #description, #deprecated, #name));
+        (function, doc)
+    }
+
+    /// The call that runs `#[utoipa::path(..)]` with the route's method and path.
+    fn details_call(&self, details: &TokenStream) -> TokenStream {
+        let private = private();
+        let function = format_ident!("__cors_openapi_{}", self.index);
+        let path_struct = format_ident!("__path___cors_openapi_{}", self.index);
+        let method = Ident::new(
+            &self.method.to_ascii_lowercase(),
+            proc_macro2::Span::call_site(),
+        );
+        let path = self.path;
+        quote! {
+            #private::route_operation!(__draft, #function, #path_struct, #method, #path, (#details));
+        }
+    }
+}
+
+/// A function that declares the security scheme of module guard `guard`, if it has one.
+pub(crate) fn guard_description(guard: &Type) -> TokenStream {
+    let private = private();
+    quote! {{
+        #[allow(unused_imports, clippy::needless_borrow)]
+        fn __describe(__draft: &mut #private::OperationDraft) {
+            use #private::{DeclareNoScheme as _, DeclareScheme as _};
+            (&&#private::Probe::<#guard>::new()).declare_scheme(__draft);
+        }
+        __describe
+    }}
+}
+
+/// The result type of a handler as the probes take it; `None` where it cannot be named.
+pub(crate) fn output_type(output: &ReturnType) -> Option<&Type> {
+    match output {
+        ReturnType::Type(_, ty) if !quote!(#ty).to_string().contains("impl ") => Some(ty),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_doc_comment_gives_a_one_line_summary_and_the_rest_as_description() {
+        let method: ImplItemFn = syn::parse_quote! {
+            /// Lists the users,
+            /// newest first.
+            ///
+            /// Pages of 50.
+            ///
+            /// Needs a token.
+            async fn list() {}
+        };
+        let (summary, description) = doc_comment(&method.attrs);
+        assert_eq!(summary, "Lists the users, newest first.");
+        assert_eq!(description, "Pages of 50.\n\nNeeds a token.");
+        let bare: ImplItemFn = syn::parse_quote!(
+            async fn list() {}
+        );
+        assert_eq!(doc_comment(&bare.attrs), (String::new(), String::new()));
+    }
+
+    #[test]
+    fn details_that_route_gives_are_refused_at_their_key() {
+        let refused = |tokens: TokenStream| check_details(&tokens).unwrap_err().to_string();
+        assert!(
+            refused(quote!(get, responses((status = 200))))
+                .contains("`get` is given by `#[route]`")
+        );
+        assert!(refused(quote!(responses((status = 200)), path = "/x")).contains("`path` cannot"));
+        assert!(refused(quote!(method(get, head))).contains("`method` cannot"));
+        assert!(
+            check_details(&quote!(
+                responses((status = 200, description = "ok")),
+                tag = "t"
+            ))
+            .is_ok()
+        );
+        // A parameter named like a method is not the method.
+        assert!(check_details(&quote!(params(("get" = String, Query)))).is_ok());
+    }
+}
