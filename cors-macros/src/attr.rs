@@ -282,3 +282,12 @@ pub(crate) fn with_error(item: impl ToTokens, error: syn::Error) -> TokenStream 
     tokens.extend(error.to_compile_error());
     tokens
 }
+
+/// Whether the path of `attr` is one of `paths`, segment by segment (`["utoipa", "path"]` for
+/// `#[utoipa::path]`), matched exactly.
+pub(crate) fn path_is(attr: &syn::Attribute, paths: &[&[&str]]) -> bool {
+    let segments = &attr.path().segments;
+    paths.iter().any(|path| {
+        segments.len() == path.len() && segments.iter().zip(*path).all(|(s, name)| s.ident == name)
+    })
+}

@@ -8,17 +8,11 @@ use proc_macro2::{Ident, TokenStream, TokenTree};
 use quote::{format_ident, quote};
 use syn::{Attribute, Expr, ExprLit, ImplItemFn, Lit, Meta, ReturnType, Type};
 
-use crate::attr::private;
+use crate::attr::{self, private};
 
 /// Whether `attr` is `#[utoipa::path(..)]`, matched exactly.
 pub(crate) fn is_utoipa_path(attr: &Attribute) -> bool {
-    let segments: Vec<String> = attr
-        .path()
-        .segments
-        .iter()
-        .map(|s| s.ident.to_string())
-        .collect();
-    segments == ["utoipa", "path"]
+    attr::path_is(attr, &[&["utoipa", "path"]])
 }
 
 /// The keys of `#[utoipa::path(..)]` that `#[route]` or the module system gives.

@@ -28,16 +28,7 @@ pub(crate) fn expand_outside_controller(_args: TokenStream, item: TokenStream) -
 
 /// Whether `attr` is `#[route(..)]` or `#[cors_axum::route(..)]`, matched exactly.
 pub(crate) fn is_route_attr(attr: &Attribute) -> bool {
-    let segments: Vec<String> = attr
-        .path()
-        .segments
-        .iter()
-        .map(|s| s.ident.to_string())
-        .collect();
-    matches!(
-        segments.iter().map(String::as_str).collect::<Vec<_>>()[..],
-        ["route"] | ["cors_axum", "route"]
-    )
+    attr::path_is(attr, &[&["route"], &["cors_axum", "route"]])
 }
 
 /// A route found in a controller, checked.
