@@ -374,22 +374,22 @@ impl<'w, S: Clone + Send + Sync + 'static> Builder<'w, S> {
                 .cors
                 .clone()
                 .expect("a planner is made for a module under CORS");
+            let values = self.values_of(index);
             let application = ApplicationLevel {
                 options: self.application.as_ref(),
                 given_in: "`.provide(..)` of the application builder",
                 reloadable: self.reload.is_some(),
             };
-            let planner = ModulePlanner::new(recipe, &application, self.values_of(index))?;
+            let planner = ModulePlanner::new(recipe, &application, values)?;
             self.planners.insert(index, planner);
         }
         Ok(self.planners.get_mut(&index).expect("inserted above"))
     }
 
     /// The values module `index`'s origin decisions may take: the application's providers and
-    /// the module's own.
-    fn values_of(&self, index: usize) -> ProviderScope {
-        let module = &self.walk.modules[index];
-        scope([Some(&self.providers), Some(&module.providers), None, None]).unwrap_or_default()
+    /// the module's own, as its routes see them.
+    fn values_of(&mut self, index: usize) -> ProviderScope {
+        self.module_scope(index).unwrap_or_default()
     }
 
     /// What a reload of module `index`'s plans needs, made once.

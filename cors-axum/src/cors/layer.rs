@@ -70,9 +70,7 @@ impl CorsLayer {
     pub fn reloaded_by(self, reload: &CorsReload) -> Self {
         let source = match self.cors.source() {
             PlanSource::Reloadable(_) => self.cors.source().clone(),
-            PlanSource::Static(plan) => {
-                PlanSource::Reloadable(Arc::new(arc_swap::ArcSwap::new(Arc::clone(plan))))
-            }
+            PlanSource::Static(plan) => PlanSource::new(Arc::clone(plan), true),
         };
         if let Some(slot) = source.slot() {
             reload.register(LayerReload::new(slot.clone()));

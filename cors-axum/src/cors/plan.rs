@@ -435,7 +435,7 @@ impl ModulePlanner {
             }
             let given_in = given_in(route, level);
             options = bind(options, &self.values, self.recipe.module, &given_in)?;
-            let plan = self.compile(&options, Some(methods), Some((route, level, path)))?;
+            let plan = self.compile(&options, Some(methods), Some((route, path, &given_in)))?;
             coverage.push(self.coverage(&options, level));
             by_method.push((route.method.clone(), plan));
         }
@@ -458,29 +458,21 @@ impl ModulePlanner {
         Ok((Arc::new(PathPlan::new(default, by_method)), coverage))
     }
 
-    /// Compiles `options`; an error names the route (`route`) whose options they are, or the
-    /// module.
+    /// Compiles `options`; an error names the route (`route`, on `path`, its options given in
+    /// `given_in`) whose options they are, or the module.
     fn compile(
         &self,
         options: &CorsOptions,
         methods: Option<&[Method]>,
-        route: Option<(&RouteOptions, CorsLevel, &str)>,
+        route: Option<(&RouteOptions, &str, &str)>,
     ) -> Result<RoutePlan, PlanError> {
         RoutePlan::compile(options, methods, self.reloadable).map_err(|source| {
             let module = self.recipe.module;
             match route {
-                Some((route, level, path)) => PlanError::Invalid {
+                Some((route, path, given_in)) => PlanError::Invalid {
                     module,
                     route: Some(format!("{} {path}", route.method)),
-                    given_in: match level {
-                        CorsLevel::Route => {
-                            format!(
-                                "`#[route(..)]` of `{}::{}`",
-                                route.controller, route.handler
-                            )
-                        }
-                        _ => format!("`#[controller(..)]` of `{}`", route.controller),
-                    },
+                    given_in: given_in.to_owned(),
                     source: Box::new(source),
                 },
                 None => cors_error(module, format!("the CORS options of `{module}`"), source),
