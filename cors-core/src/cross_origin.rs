@@ -12,11 +12,12 @@ use crate::origin::names_host;
 use crate::request::{CorsRequest, Lines};
 
 /// Decides on `request` as [`CorsPolicy::cross_origin`](crate::CorsPolicy::cross_origin)
-/// describes, `trusted` saying whether the CORS policy allows an origin (asked only about a
+/// describes, the paths of `bypass` let through, `trusted` saying whether the CORS policy allows an origin (asked only about a
 /// cross-origin unsafe request's single `Origin`).
 pub(crate) fn check<'a>(
     request: &CorsRequest<'a>,
     host: Option<&[u8]>,
+    bypass: &Bypass,
     trusted: impl FnOnce(&'a HeaderValue) -> bool,
 ) -> Result<(), Refusal<'a>> {
     // Safe methods change nothing (as long as handlers keep them so): the common case, so the
@@ -25,6 +26,9 @@ pub(crate) fn check<'a>(
         *request.method(),
         Method::GET | Method::HEAD | Method::OPTIONS
     ) {
+        return Ok(());
+    }
+    if bypass.lets_through(request) {
         return Ok(());
     }
     let origin = request.origin_lines();
@@ -100,13 +104,21 @@ impl Bypass {
         Ok(bypass)
     }
 
-    /// Whether the request with this path is let through.
-    pub(crate) fn lets_through(&self, path: &str) -> bool {
+    /// No path let through: protection where CORS is off.
+    pub(crate) const NONE: Bypass = Bypass {
+        exact: Vec::new(),
+        prefixes: Vec::new(),
+    };
+
+    /// Whether `request` is let through by its path (a request without its URI is not).
+    fn lets_through(&self, request: &CorsRequest<'_>) -> bool {
+        if self.exact.is_empty() && self.prefixes.is_empty() {
+            return false;
+        }
+        let Some(path) = request.uri().map(http::Uri::path) else {
+            return false;
+        };
         self.exact.iter().any(|p| **p == *path)
             || self.prefixes.iter().any(|p| path.starts_with(&**p))
-    }
-
-    pub(crate) fn is_empty(&self) -> bool {
-        self.exact.is_empty() && self.prefixes.is_empty()
     }
 }

@@ -299,14 +299,7 @@ impl CorsPolicy {
         if !self.protect_cross_origin {
             return Ok(());
         }
-        if !self.cross_origin_bypass.is_empty()
-            && request
-                .uri()
-                .is_some_and(|uri| self.cross_origin_bypass.lets_through(uri.path()))
-        {
-            return Ok(());
-        }
-        crate::cross_origin::check(request, host, |origin| {
+        crate::cross_origin::check(request, host, &self.cross_origin_bypass, |origin| {
             !self.any_origin && self.origin.decide(origin, request).is_ok()
         })
     }
@@ -320,7 +313,7 @@ impl CorsPolicy {
         request: &CorsRequest<'a>,
         host: Option<&[u8]>,
     ) -> Result<(), Refusal<'a>> {
-        crate::cross_origin::check(request, host, |_| false)
+        crate::cross_origin::check(request, host, &crate::cross_origin::Bypass::NONE, |_| false)
     }
 
     /// The origin decision of a WebSocket handshake: `Ok` for a request that is not an HTTP/1.1

@@ -279,7 +279,8 @@ fn host<B>(request: &Request<B>) -> Option<&[u8]> {
 }
 
 /// Cross-origin protection of `request`: its policy's rule (the origins it allows are trusted),
-/// or, where CORS is off (`policy` is `None`), the rule trusting no origin.
+/// or, where CORS is off (`policy` is `None`), the rule trusting no origin. The engine passes
+/// safe methods first too; asking here spares their requests the lookup of `Host`.
 fn protected<'a, B>(
     cors: &CorsRequest<'a>,
     request: &'a Request<B>,
