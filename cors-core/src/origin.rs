@@ -339,14 +339,9 @@ pub(crate) fn names_host(origin: &[u8], host: &[u8]) -> bool {
     let (name, port) = host.split_at(host_end);
     let port = match port.split_first() {
         None => None,
-        Some((b':', digits)) if (1..=5).contains(&digits.len()) => {
-            if !digits.iter().all(u8::is_ascii_digit) {
-                return false;
-            }
-            let value = digits
-                .iter()
-                .fold(0u32, |n, &d| n * 10 + u32::from(d - b'0'));
-            let Ok(value) = u16::try_from(value) else {
+        // Port 0 names no host an origin can have.
+        Some((b':', digits)) => {
+            let Some(value) = port_number(digits) else {
                 return false;
             };
             (default_port(origin.scheme) != Some(value)).then_some(value)
