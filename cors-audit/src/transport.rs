@@ -69,6 +69,18 @@ impl UreqTransport {
     }
 }
 
+/// Whether a bodiless request of `method` must say `Content-Length: 0`, as a browser's does.
+/// Without it ureq sends a `POST` or `PUT` as an empty chunked body: a server that answers
+/// before that body's last chunk arrives closes the connection, and the next request on it
+/// gets no answer.
+fn declares_no_body(method: &Method, headers: &HeaderMap) -> bool {
+    let bodiless = [Method::GET, Method::HEAD, Method::OPTIONS, Method::TRACE];
+    !bodiless.contains(method)
+        && *method != Method::CONNECT
+        && !headers.contains_key(http::header::CONTENT_LENGTH)
+        && !headers.contains_key(http::header::TRANSFER_ENCODING)
+}
+
 impl Transport for UreqTransport {
     fn send(
         &mut self,
@@ -84,6 +96,9 @@ impl Transport for UreqTransport {
         let mut request = http::Request::builder().method(method.clone()).uri(url);
         for (name, value) in headers {
             request = request.header(name, value);
+        }
+        if declares_no_body(method, headers) {
+            request = request.header(http::header::CONTENT_LENGTH, "0");
         }
         let request = request.body(()).map_err(|e| error(e.to_string()))?;
         let mut response = self.agent.run(request).map_err(|e| error(e.to_string()))?;

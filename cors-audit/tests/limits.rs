@@ -17,6 +17,10 @@ use tokio::net::{TcpListener, TcpStream};
 enum Answer {
     /// `200`, no body, CORS for any origin.
     Plain,
+    /// [`Answer::Plain`], then the connection's next request is dropped unanswered: what a
+    /// client meets when a server closes a connection whose request body it did not read, as
+    /// the client sends its next request on it.
+    PlainThenClose,
     /// Nothing, ever.
     Silent,
     /// `200` and a chunked body that does not end.
@@ -62,6 +66,12 @@ async fn serve(mut socket: TcpStream, answer: fn(&str) -> Answer) {
                     return;
                 }
                 continue;
+            }
+            Answer::PlainThenClose => {
+                let plain = "HTTP/1.1 200 OK\r\ncontent-length: 0\r\naccess-control-allow-origin: *\r\n\r\n";
+                let _ = socket.write_all(plain.as_bytes()).await;
+                let _ = read_head(&mut socket).await;
+                return;
             }
             Answer::Silent => {
                 tokio::time::sleep(SERVER_LIMIT).await;
@@ -114,6 +124,37 @@ async fn a_server_that_never_answers_ends_at_the_timeout() {
     assert_eq!(run.code, 2, "{}", run.stderr);
     assert!(run.stderr.contains("timeout"), "{}", run.stderr);
     assert!(took < Duration::from_secs(10), "took {took:?}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_post_without_a_body_says_so_and_keeps_its_connection() {
+    // A bodiless POST sent as an empty chunked body lets a server answer before the body ends
+    // and close the connection; the audit's next request on it then got no answer.
+    fn answer(head: &str) -> Answer {
+        let head = head.to_ascii_lowercase();
+        if head.starts_with("post ") && !head.contains("\r\ncontent-length: 0\r\n") {
+            Answer::PlainThenClose
+        } else {
+            Answer::Plain
+        }
+    }
+    let base = raw_server(answer).await;
+    let run = run_binary(&[
+        &format!("{base}/items"),
+        "--origin",
+        "https://app.example",
+        "--method",
+        "POST",
+        "--credentials",
+    ])
+    .await;
+    // Every case is answered: the two form posts are sent, and so are the requests after them.
+    assert_eq!(run.code, 1, "{}\n{}", run.stderr, run.stdout);
+    assert!(
+        run.stdout.contains("cross-site-post-reaches-handler"),
+        "{}",
+        run.stdout
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
