@@ -2,7 +2,7 @@
 //! `github.io`), so that a pattern over one (`https://*.co.uk`) would allow strangers' sites.
 //!
 //! With the `public-suffix` feature (on by default) they are looked up in the
-//! [Public Suffix List](https://publicsuffix.org/), bundled by the `psl` crate; without it, only
+//! [Public Suffix List](https://publicsuffix.org/), compiled in as text; without it, only
 //! top-level domains (one label) are known.
 
 use crate::CorsConfigError;
@@ -35,22 +35,102 @@ pub(crate) fn section_of(domain: &[u8]) -> Option<Section> {
     listed_section(domain)
 }
 
+/// The section of `domain` when the list names it as a public suffix: by a rule of its own, or
+/// by a wildcard over its parent (`*.ck` names `any.ck`) that no exception (`!www.ck`) lifts.
 #[cfg(feature = "public-suffix")]
 fn listed_section(domain: &[u8]) -> Option<Section> {
-    use psl::Psl;
-    let suffix = psl::List.suffix(domain)?;
-    if suffix.as_bytes() != domain {
-        return None;
+    let domain = std::str::from_utf8(domain).ok()?;
+    let rules = listed::rules();
+    if let Some(&section) = rules.exact.get(domain) {
+        return Some(section);
     }
-    match suffix.typ()? {
-        psl::Type::Icann => Some(Section::Icann),
-        psl::Type::Private => Some(Section::Private),
-    }
+    let (_, parent) = domain.split_once('.')?;
+    let section = *rules.wildcard.get(parent)?;
+    (!rules.exception.contains(domain)).then_some(section)
 }
 
 #[cfg(not(feature = "public-suffix"))]
 fn listed_section(_domain: &[u8]) -> Option<Section> {
     None
+}
+
+/// The [Public Suffix List](https://publicsuffix.org/list/), compiled in as text
+/// (`data/public_suffix_list.dat`, refreshed by `scripts/update_public_suffixes.sh`) and read
+/// into sets the first time an origin pattern is checked. A generated `match` over the list
+/// (the `psl` crate's form) cost a user's cold build 15 s; the text costs nothing to compile,
+/// and it is read once, when the first policy is built, never per request.
+#[cfg(feature = "public-suffix")]
+mod listed {
+    use std::collections::{HashMap, HashSet};
+    use std::sync::OnceLock;
+
+    use super::Section;
+
+    /// The list as published, comments dropped; its licence (MPL 2.0) heads the file.
+    const LIST: &str = include_str!("../data/public_suffix_list.dat");
+
+    /// The list's rules by kind, borrowed from [`LIST`].
+    pub(super) struct Rules {
+        /// `co.uk`: the name is a suffix.
+        pub(super) exact: HashMap<&'static str, Section>,
+        /// `*.ck`, keyed by `ck`: every name one label under it is a suffix.
+        pub(super) wildcard: HashMap<&'static str, Section>,
+        /// `!www.ck`: the name is not a suffix, though a wildcard covers it.
+        pub(super) exception: HashSet<&'static str>,
+    }
+
+    pub(super) fn rules() -> &'static Rules {
+        static RULES: OnceLock<Rules> = OnceLock::new();
+        RULES.get_or_init(|| read(LIST))
+    }
+
+    fn read(list: &'static str) -> Rules {
+        let mut rules = Rules {
+            exact: HashMap::new(),
+            wildcard: HashMap::new(),
+            exception: HashSet::new(),
+        };
+        let mut section = Section::Icann;
+        for line in list.lines().map(str::trim) {
+            if line.starts_with("// ===BEGIN PRIVATE DOMAINS===") {
+                section = Section::Private;
+            } else if line.is_empty() || line.starts_with("//") {
+                continue;
+            } else if let Some(name) = line.strip_prefix('!') {
+                rules.exception.insert(name);
+            } else if let Some(parent) = line.strip_prefix("*.") {
+                rules.wildcard.insert(parent, section);
+            } else {
+                rules.exact.insert(line, section);
+            }
+        }
+        rules
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        #[test]
+        fn the_compiled_in_list_has_both_sections_and_every_kind_of_rule() {
+            let rules = rules();
+            assert_eq!(rules.exact.get("co.uk"), Some(&Section::Icann));
+            assert_eq!(rules.exact.get("github.io"), Some(&Section::Private));
+            assert_eq!(rules.wildcard.get("ck"), Some(&Section::Icann));
+            assert!(rules.exception.contains("www.ck"));
+            assert!(rules.exact.len() > 5_000, "{} rules read", rules.exact.len());
+        }
+
+        #[test]
+        fn a_private_marker_switches_the_section_and_comments_are_skipped() {
+            let rules = read("// c\na.b\n*.w.x\n!e.w.x\n// ===BEGIN PRIVATE DOMAINS===\n\n p.q \n");
+            assert_eq!(rules.exact.get("a.b"), Some(&Section::Icann));
+            assert_eq!(rules.exact.get("p.q"), Some(&Section::Private));
+            assert_eq!(rules.wildcard.get("w.x"), Some(&Section::Icann));
+            assert!(rules.exception.contains("e.w.x"));
+            assert_eq!(rules.exact.len(), 2);
+        }
+    }
 }
 
 /// Private-section suffixes that the user declared their own

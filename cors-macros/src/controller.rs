@@ -201,7 +201,7 @@ fn expand_impl(args: TokenStream, mut item: ItemImpl) -> syn::Result<TokenStream
 
 /// An inherent, non-generic `impl` block, or the error that says what is wrong.
 fn check_block(item: &ItemImpl) -> syn::Result<()> {
-    if let Some((_, path, _)) = &item.trait_ {
+    if let Some((path, _)) = &item.trait_ {
         return Err(syn::Error::new_spanned(
             path,
             "`#[controller]` goes on an inherent `impl` block, not a trait implementation",

@@ -3,7 +3,7 @@
 use proc_macro2::{Ident, Span, TokenStream, TokenTree};
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
-use syn::{Attribute, FnArg, ImplItemFn, ReturnType, Type};
+use syn::{Attribute, FnArg, ImplItemFn, ReceiverKind, ReturnType, Type};
 
 use crate::attr::{self, LevelArgs, RouteArgs, StateParams, private};
 use crate::openapi::{RouteDocs, output_type};
@@ -214,7 +214,7 @@ impl Route {
     ) -> TokenStream {
         let private = private();
         let handler = &self.handler;
-        let this = if receiver.reference.is_some() {
+        let this = if matches!(receiver.kind, ReceiverKind::Reference(..)) {
             quote!(&__this)
         } else {
             quote!(__this)
@@ -446,13 +446,13 @@ fn check_signature(item: &ImplItemFn) -> syn::Result<()> {
         ));
     }
     if let Some(FnArg::Receiver(receiver)) = sig.inputs.first() {
-        if receiver.mutability.is_some() && receiver.reference.is_some() {
+        if let ReceiverKind::Reference(_, _, Some(_)) = receiver.kind {
             return Err(syn::Error::new_spanned(
                 receiver,
                 "a controller is built per request and shared by nobody: use `&self`, not `&mut self`",
             ));
         }
-        if receiver.colon_token.is_some() {
+        if let ReceiverKind::Typed(..) = receiver.kind {
             return Err(syn::Error::new_spanned(
                 receiver,
                 "route handlers take `&self`, `self` or no receiver",
