@@ -118,7 +118,11 @@ mod listed {
             assert_eq!(rules.exact.get("github.io"), Some(&Section::Private));
             assert_eq!(rules.wildcard.get("ck"), Some(&Section::Icann));
             assert!(rules.exception.contains("www.ck"));
-            assert!(rules.exact.len() > 5_000, "{} rules read", rules.exact.len());
+            assert!(
+                rules.exact.len() > 5_000,
+                "{} rules read",
+                rules.exact.len()
+            );
         }
 
         #[test]

@@ -1,5 +1,5 @@
 //! The seed example's routers and requests, shared by the `requests` benchmark, the allocation
-//! test (`tests/alloc.rs`) and the load server (`examples/load_server.rs`): `CorsModule`,
+//! test (`tests/it/alloc.rs`) and the load server (`examples/load_server.rs`): `CorsModule`,
 //! tower-http's `CorsLayer` configured the same, the floor (plain axum whose handlers write the
 //! same headers statically), and bare axum without CORS.
 

@@ -101,7 +101,7 @@ fn is_same_host(decision: &ActualDecision, parts: &Parts) -> bool {
 ///   attribute and keep an ordinary `SameSite=None` cookie.
 ///
 /// Headless Chromium, Firefox and WebKit prove these defaults same-site and cross-site, over HTTP
-/// and HTTPS (`tests/browser/`). WebKit keeps no `Secure` cookie over plain HTTP and, by
+/// and HTTPS (`tests/it/browser/`). WebKit keeps no `Secure` cookie over plain HTTP and, by
 /// default, no cookie from a cross-site response; the findings per engine and attribute are in
 /// `docs/COOKIES.md`.
 ///

@@ -1,0 +1,56 @@
+//! Heap allocations per request through the whole `axum::Router` of the seed example, counted
+//! by a counting allocator: `CorsModule` allocates no more than the floor (plain axum whose
+//! handlers write the same headers statically) on any request, so the CORS handling itself
+//! adds none. The figures are printed for `docs/PERFORMANCE.md`.
+
+use crate::{alone, seed};
+
+use std::hint::black_box;
+
+use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
+
+/// The allocator of the whole test binary, counting; the tests that read it run in a process
+/// of their own ([`alone`]).
+#[global_allocator]
+pub(crate) static GLOBAL: &StatsAlloc<std::alloc::System> = &INSTRUMENTED_SYSTEM;
+
+/// Allocations per request of `which` through `router`, over 100 requests after as many to warm up.
+fn allocations(router: &str, which: &str) -> f64 {
+    const N: usize = 100;
+    let mut router = seed::router(router);
+    // Warm up: what is made once per process (log callsites, pools) is not per request.
+    for _ in 0..N {
+        let first = seed::drive(&mut router, seed::request(which));
+        assert!(first.is_success(), "{which}: {first}");
+    }
+    let requests: Vec<_> = (0..N).map(|_| seed::request(which)).collect();
+    let region = Region::new(GLOBAL);
+    for request in requests {
+        black_box(seed::drive(&mut router, request));
+    }
+    region.change().allocations as f64 / N as f64
+}
+
+// In a process of its own: the allocator counts every thread.
+#[test]
+fn the_cors_layer_allocates_no_more_than_the_floor() {
+    if !alone::in_own_process(
+        module_path!(),
+        "the_cors_layer_allocates_no_more_than_the_floor",
+    ) {
+        return;
+    }
+    for which in seed::REQUESTS {
+        let ours = allocations("ours", which);
+        let floor = allocations("floor", which);
+        let tower = allocations("tower-http", which);
+        println!("{which}: ours {ours}, tower-http {tower}, floor {floor}");
+        // A preflight is answered by the path's `OPTIONS` route without a handler's future.
+        let axums_box = if which == "preflight" { 0.0 } else { 1.0 };
+        assert!(
+            ours <= floor + axums_box,
+            "{which}: ours {ours} > floor {floor}"
+        );
+        assert!(ours < tower, "{which}: ours {ours} >= tower-http {tower}");
+    }
+}

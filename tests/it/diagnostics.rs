@@ -1,0 +1,151 @@
+//! Why a browser refused, in the server's log: with `cors_axum=debug`, every refused CORS request
+//! to the example server (`examples/cors.rs`) logs one line with its route, its origin and the
+//! reason; allowed and non-CORS requests log nothing, and nothing is logged at `info`.
+
+use crate::example;
+
+use crate::common;
+use crate::support;
+
+use common::{request, send};
+use support::log::Captured;
+
+const ALLOWED: &str = "https://example.com";
+
+#[tokio::test]
+async fn each_refused_request_logs_one_line_with_route_origin_and_reason() {
+    let (captured, _guard) = Captured::on_this_thread("cors_axum=debug");
+    let router = example::AppModule::router().unwrap();
+
+    let preflight = |origin: &'static str, method: &'static str, headers: &'static str| {
+        vec![
+            ("origin", origin),
+            ("access-control-request-method", method),
+            ("access-control-request-headers", headers),
+        ]
+    };
+    // Method, path, request headers, the line logged.
+    type Case<'a> = (&'a str, &'a str, Vec<(&'a str, &'a str)>, &'a str);
+    let cases: Vec<Case<'_>> = vec![
+        (
+            "GET",
+            "/",
+            vec![("origin", "https://evil.example")],
+            "CORS request refused: origin `https://evil.example` is not allowed route=\"/\" \
+             method=GET origin=https://evil.example",
+        ),
+        (
+            "OPTIONS",
+            "/",
+            preflight(ALLOWED, "DELETE", "content-type"),
+            "CORS preflight refused: method `DELETE` is not allowed route=\"/\" method=OPTIONS \
+             origin=https://example.com",
+        ),
+        (
+            "OPTIONS",
+            "/credentials",
+            preflight("null", "GET", ""),
+            "CORS preflight refused: origin `null` is not allowed without \
+             `allow_null_origin(true)` route=\"/credentials\" method=OPTIONS origin=null",
+        ),
+        (
+            "OPTIONS",
+            "/",
+            preflight(ALLOWED, "POST", "x-ok, bad header"),
+            "CORS preflight refused: malformed `Access-Control-Request-Headers`: `bad header` is \
+             not a header name route=\"/\" method=OPTIONS origin=https://example.com",
+        ),
+        (
+            "GET",
+            "/",
+            vec![("origin", ALLOWED), ("origin", "https://evil.example")],
+            "CORS request refused: several `Origin` headers route=\"/\" method=GET \
+             origin=https://example.com",
+        ),
+        (
+            "GET",
+            "/",
+            vec![("origin", "https://example.com.evil.example")],
+            "CORS request refused: origin `https://example.com.evil.example` is not allowed \
+             route=\"/\" method=GET origin=https://example.com.evil.example",
+        ),
+    ];
+    for (method, path, headers, line) in cases {
+        let answer = send(&router, request(method, path, &headers)).await;
+        assert!(
+            !answer.has_any_cors_header(),
+            "{method} {path}: {:?}",
+            answer.headers
+        );
+        let logged = captured.take();
+        assert_eq!(logged.len(), 1, "{method} {path} {headers:?}: {logged:#?}");
+        assert_eq!(
+            logged[0].trim(),
+            format!("DEBUG cors_axum: {line}"),
+            "{method} {path} {headers:?}"
+        );
+    }
+
+    // Granted and non-CORS requests log nothing.
+    for (method, headers) in [
+        ("GET", vec![("origin", ALLOWED)]),
+        ("GET", vec![]),
+        ("OPTIONS", preflight(ALLOWED, "POST", "x-pingother")),
+    ] {
+        send(&router, request(method, "/", &headers)).await;
+        assert_eq!(
+            captured.take(),
+            Vec::<String>::new(),
+            "{method} {headers:?}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn nothing_is_logged_per_request_at_info() {
+    let (captured, _guard) = Captured::on_this_thread("info");
+    let router = example::AppModule::router().unwrap();
+    for origin in ["https://evil.example", ALLOWED, "null"] {
+        send(
+            &router,
+            request("GET", "/credentials", &[("origin", origin)]),
+        )
+        .await;
+        send(
+            &router,
+            request(
+                "OPTIONS",
+                "/",
+                &[("origin", origin), ("access-control-request-method", "PUT")],
+            ),
+        )
+        .await;
+    }
+    assert_eq!(captured.take(), Vec::<String>::new());
+}
+
+#[tokio::test]
+async fn a_failed_origin_lookup_logs_its_reason() {
+    use cors_axum::{AllowOrigin, CorsLayer, CorsOptions};
+
+    let (captured, _guard) = Captured::on_this_thread("cors_axum=debug");
+    // The error's text comes from elsewhere (a database driver, a remote service): its control
+    // characters are escaped, so that it cannot forge or split a log line.
+    let origin = AllowOrigin::async_predicate(|_| async {
+        Err("database\tunavailable\nDEBUG forged line".into())
+    });
+    let router = axum::Router::new()
+        .route("/", axum::routing::get(|| async { "ok" }))
+        .layer(CorsLayer::new(CorsOptions::new().origin(origin)).unwrap());
+
+    let answer = send(&router, request("GET", "/", &[("origin", ALLOWED)])).await;
+    assert_eq!(answer.body, "ok");
+    assert!(!answer.has_any_cors_header());
+    assert_eq!(
+        captured.take(),
+        [format!(
+            "DEBUG cors_axum: CORS request refused: the origin could not be decided: \
+             `database\\tunavailable\\nDEBUG forged line` route=\"/\" method=GET origin={ALLOWED}"
+        )]
+    );
+}

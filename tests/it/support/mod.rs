@@ -1,0 +1,6 @@
+//! Helpers of the workspace-level tests.
+
+#![allow(dead_code)]
+
+pub(crate) mod alone;
+pub(crate) mod log;

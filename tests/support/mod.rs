@@ -1,3 +1,0 @@
-//! Helpers of the workspace-level tests.
-
-pub(crate) mod log;
