@@ -310,3 +310,28 @@ pub(crate) fn path_is(attr: &syn::Attribute, paths: &[&[&str]]) -> bool {
         segments.len() == path.len() && segments.iter().zip(*path).all(|(s, name)| s.ident == name)
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn openapi_is_a_switch_given_once() {
+        let route: RouteArgs = syn::parse_quote!("GET", "items", openapi = false);
+        assert!(!route.level.openapi.unwrap().value);
+        let controller: ControllerArgs = syn::parse_quote!("items", openapi = true);
+        assert!(controller.level.openapi.unwrap().value);
+        let error = |tokens: TokenStream| match syn::parse2::<RouteArgs>(tokens) {
+            Ok(_) => panic!("accepted"),
+            Err(error) => error.to_string(),
+        };
+        assert_eq!(
+            error(quote!("GET", openapi = "hidden")),
+            "expected `true` or `false`, as in `openapi = false`"
+        );
+        assert_eq!(
+            error(quote!("GET", openapi = false, openapi = true)),
+            "`openapi` specified more than once"
+        );
+    }
+}

@@ -234,3 +234,21 @@ fn application_fns(vis: &Visibility, name: &Ident, app_state: &TokenStream) -> T
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn openapi_is_a_switch() {
+        let decl: ModuleDecl = syn::parse_quote!(struct Internal { openapi: false });
+        assert!(!decl.openapi.unwrap().value);
+        let error = syn::parse2::<ModuleDecl>(quote!(struct Internal { openapi: [false] }))
+            .err()
+            .unwrap();
+        assert_eq!(
+            error.to_string(),
+            "expected `true` or `false`, as in `openapi: false`"
+        );
+    }
+}
