@@ -109,10 +109,11 @@ pub(crate) fn expand(input: TokenStream) -> TokenStream {
     }
 }
 
-fn generate(decl: &ModuleDecl) -> syn::Result<TokenStream> {
-    for (i, controller) in decl.controllers.iter().enumerate() {
+/// An error at the second listing of a controller listed twice.
+fn check_controllers(controllers: &[Type]) -> syn::Result<()> {
+    for (i, controller) in controllers.iter().enumerate() {
         let text = quote!(#controller).to_string();
-        if decl.controllers[..i]
+        if controllers[..i]
             .iter()
             .any(|c| quote!(#c).to_string() == text)
         {
@@ -122,6 +123,11 @@ fn generate(decl: &ModuleDecl) -> syn::Result<TokenStream> {
             ));
         }
     }
+    Ok(())
+}
+
+fn generate(decl: &ModuleDecl) -> syn::Result<TokenStream> {
+    check_controllers(&decl.controllers)?;
     let ModuleDecl {
         attrs,
         vis,
