@@ -355,4 +355,39 @@ mod tests {
             None
         );
     }
+
+    #[test]
+    fn results_with_a_status_are_the_same_body_under_default() {
+        let status = |describe_output: fn(&mut OperationDraft)| {
+            let (status, response) = describe(describe_output).response.unwrap();
+            (status, serde_json::to_value(response).unwrap())
+        };
+        let (key, json) =
+            status(|d| (&&&Probe::<(StatusCode, Json<Item>)>::new()).describe_output(d));
+        assert_eq!(key, "default");
+        assert_eq!(
+            json["content"]["application/json"]["schema"]["$ref"],
+            "#/components/schemas/Item"
+        );
+        let (key, json) = status(|d| {
+            (&&&Probe::<Result<(StatusCode, Json<Vec<Item>>), String>>::new()).describe_output(d)
+        });
+        assert_eq!(key, "default");
+        let items = &json["content"]["application/json"]["schema"]["items"];
+        assert_eq!(items["$ref"], "#/components/schemas/Item");
+        for text in [
+            status(|d| (&&&Probe::<(StatusCode, String)>::new()).describe_output(d)),
+            status(|d| (&&&Probe::<(StatusCode, &'static str)>::new()).describe_output(d)),
+        ] {
+            assert_eq!(text.0, "default");
+            assert!(text.1["content"]["text/plain; charset=utf-8"].is_object());
+        }
+        for bare in [
+            status(|d| (&&&Probe::<StatusCode>::new()).describe_output(d)),
+            status(|d| (&&&Probe::<Result<StatusCode, String>>::new()).describe_output(d)),
+        ] {
+            assert_eq!(bare.0, "default");
+            assert!(bare.1.get("content").is_none(), "no body: {}", bare.1);
+        }
+    }
 }
