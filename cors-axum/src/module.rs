@@ -56,6 +56,8 @@ pub struct ModuleDefinition<S: 'static> {
     /// `openapi` feature.
     pub(crate) guard_docs: Vec<Describe>,
     pub(crate) layers: Vec<PathLayer<S>>,
+    /// `openapi: ..` of the module; `None` to follow the module that imports it.
+    pub(crate) listed_in_openapi: Option<bool>,
 }
 
 impl<S: 'static> fmt::Debug for ModuleDefinition<S> {
@@ -87,6 +89,7 @@ impl<S: Clone + Send + Sync + 'static> ModuleDefinition<S> {
             guards: Vec::new(),
             guard_docs: Vec::new(),
             layers: Vec::new(),
+            listed_in_openapi: None,
         }
     }
 
@@ -126,6 +129,14 @@ impl<S: Clone + Send + Sync + 'static> ModuleDefinition<S> {
         if cfg!(feature = "openapi") {
             self.guard_docs.push(describe);
         }
+        self
+    }
+
+    /// Lists the routes of this module and of the modules it imports in OpenAPI documents, or
+    /// leaves them out (`openapi: false`); a module that imports it, a controller or a route
+    /// may say otherwise for itself.
+    pub fn listed_in_openapi(mut self, listed: bool) -> Self {
+        self.listed_in_openapi = Some(listed);
         self
     }
 

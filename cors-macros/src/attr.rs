@@ -15,6 +15,7 @@ mod kw {
     syn::custom_keyword!(guards);
     syn::custom_keyword!(layers);
     syn::custom_keyword!(state);
+    syn::custom_keyword!(openapi);
 }
 
 /// `cors = ..` of a controller or route.
@@ -26,13 +27,16 @@ pub(crate) enum CorsArg {
 }
 
 /// What a controller or a route declares for itself: `providers = [..]`, `cors = ..`,
-/// `guards = [..]`, `layers = [..]`.
+/// `guards = [..]`, `layers = [..]`, `openapi = false`.
 #[derive(Default)]
 pub(crate) struct LevelArgs {
     pub(crate) providers: Option<Punctuated<Expr, Token![,]>>,
     pub(crate) cors: Option<CorsArg>,
     pub(crate) guards: Option<Punctuated<Type, Token![,]>>,
     pub(crate) layers: Option<Punctuated<Expr, Token![,]>>,
+    /// `openapi = false` leaves the routes out of OpenAPI documents; `openapi = true` lists them
+    /// where the controller or module leaves them out.
+    pub(crate) openapi: Option<LitBool>,
 }
 
 fn once<T>(slot: &mut Option<T>, value: T, key: &impl ToTokens, name: &str) -> syn::Result<()> {
@@ -43,6 +47,16 @@ fn once<T>(slot: &mut Option<T>, value: T, key: &impl ToTokens, name: &str) -> s
         ));
     }
     Ok(())
+}
+
+/// `true` or `false`, the value of a switch written as `example`.
+pub(crate) fn switch(input: ParseStream<'_>, example: &str) -> syn::Result<LitBool> {
+    input.parse().map_err(|e| {
+        syn::Error::new(
+            e.span(),
+            format!("expected `true` or `false`, as in `{example}`"),
+        )
+    })
 }
 
 fn list<T: Parse>(input: ParseStream<'_>) -> syn::Result<Punctuated<T, Token![,]>> {
@@ -75,6 +89,11 @@ impl LevelArgs {
             let key: kw::layers = input.parse()?;
             input.parse::<Token![=]>()?;
             once(&mut self.layers, list(input)?, &key, "layers")?;
+        } else if input.peek(kw::openapi) {
+            let key: kw::openapi = input.parse()?;
+            input.parse::<Token![=]>()?;
+            let value = switch(input, "openapi = false")?;
+            once(&mut self.openapi, value, &key, "openapi")?;
         } else {
             return Ok(false);
         }
@@ -149,7 +168,7 @@ impl Parse for ControllerArgs {
             } else if !args.level.parse_key(input)? {
                 return Err(input.error(
                     "expected `\"prefix\"`, `path = \"prefix\"`, `state = T`, `providers = [..]`, \
-                     `cors = ..`, `guards = [..]` or `layers = [..]`",
+                     `cors = ..`, `guards = [..]`, `layers = [..]` or `openapi = false`",
                 ));
             }
             if !input.is_empty() {
@@ -197,8 +216,8 @@ impl Parse for RouteArgs {
         while !input.is_empty() {
             if !args.level.parse_key(input)? {
                 return Err(input.error(
-                    "expected a path string, `providers = [..]`, `cors = ..`, `guards = [..]` \
-                     or `layers = [..]`",
+                    "expected a path string, `providers = [..]`, `cors = ..`, `guards = [..]`, \
+                     `layers = [..]` or `openapi = false`",
                 ));
             }
             if !input.is_empty() {
@@ -290,4 +309,29 @@ pub(crate) fn path_is(attr: &syn::Attribute, paths: &[&[&str]]) -> bool {
     paths.iter().any(|path| {
         segments.len() == path.len() && segments.iter().zip(*path).all(|(s, name)| s.ident == name)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn openapi_is_a_switch_given_once() {
+        let route: RouteArgs = syn::parse_quote!("GET", "items", openapi = false);
+        assert!(!route.level.openapi.unwrap().value);
+        let controller: ControllerArgs = syn::parse_quote!("items", openapi = true);
+        assert!(controller.level.openapi.unwrap().value);
+        let error = |tokens: TokenStream| match syn::parse2::<RouteArgs>(tokens) {
+            Ok(_) => panic!("accepted"),
+            Err(error) => error.to_string(),
+        };
+        assert_eq!(
+            error(quote!("GET", openapi = "hidden")),
+            "expected `true` or `false`, as in `openapi = false`"
+        );
+        assert_eq!(
+            error(quote!("GET", openapi = false, openapi = true)),
+            "`openapi` specified more than once"
+        );
+    }
 }

@@ -46,6 +46,7 @@ fn expand_struct(args: TokenStream, item: ItemStruct) -> syn::Result<TokenStream
         || args.level.cors.is_some()
         || args.level.guards.is_some()
         || args.level.layers.is_some()
+        || args.level.openapi.is_some()
     {
         return Err(syn::Error::new_spanned(
             args_tokens(&args),

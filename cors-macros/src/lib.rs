@@ -73,6 +73,7 @@ use proc_macro::TokenStream;
 /// | `cors = CorsOptions::new()...` | CORS options of these routes, merged over the module's; `cors = false` switches CORS off |
 /// | `guards = [G, ..]` | extractor types run before each handler; a rejection answers instead |
 /// | `layers = [layer, ..]` | tower layers (such as `axum::middleware::from_fn(f)`) around each route |
+/// | `openapi = false` | leaves these routes out of the OpenAPI document (feature `openapi`); `openapi = true` lists them where their module leaves its routes out |
 ///
 /// Guards and layers of every level run inside the CORS handling: preflights are answered before
 /// them, and their rejections carry the CORS headers. Layers wrap, from the outside in: the
@@ -133,7 +134,8 @@ pub fn controller(args: TokenStream, item: TokenStream) -> TokenStream {
 ///
 /// After the method and path, the same optional arguments as the controller's, for this route
 /// alone and more specific: `providers = [..]`, `cors = ..` (or `cors = false`),
-/// `guards = [..]`, `layers = [..]`. With `cors = CorsOptions::new().preflight_passthrough(true)`
+/// `guards = [..]`, `layers = [..]`, `openapi = false` (or `true`, over its controller's or
+/// module's). With `cors = CorsOptions::new().preflight_passthrough(true)`
 /// on an `OPTIONS` route, preflights reach that handler too.
 ///
 /// ```
@@ -165,7 +167,7 @@ pub fn route(args: TokenStream, item: TokenStream) -> TokenStream {
 }
 
 /// Declares a module: `imports`, `controllers`, `providers_per_rou`, and optionally `state`,
-/// `guards` and `layers`.
+/// `guards`, `layers` and `openapi`.
 ///
 /// ```
 /// use axum::http::StatusCode;
@@ -235,6 +237,7 @@ pub fn route(args: TokenStream, item: TokenStream) -> TokenStream {
 /// | `state: T` | the module's routes extract `State<T>`; `router()` returns `Router<T>`, to be given its state with `.with_state(..)` |
 /// | `guards: [..]` | extractor types run before the handlers of this module and of the modules it imports |
 /// | `layers: [..]` | tower layers around the routes of this module and of the modules it imports, inside CORS |
+/// | `openapi: false` | leaves the routes of this module and of the modules it imports out of the OpenAPI document (feature `openapi`); an imported module with `openapi: true`, a controller or a route with `openapi = true` is listed again |
 ///
 /// The module gets `router()` (an `axum::Router`), `routes()` (a `RouteTable`),
 /// `application()` (both) and `builder()` (to provide values, guards and layers at run time);

@@ -5,9 +5,9 @@ use quote::{quote, quote_spanned};
 use syn::parse::{Parse, ParseStream};
 use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
-use syn::{Attribute, Expr, Ident, Token, Type, Visibility, braced, bracketed};
+use syn::{Attribute, Expr, Ident, LitBool, Token, Type, Visibility, braced, bracketed};
 
-use crate::attr::{StateParams, private};
+use crate::attr::{StateParams, private, switch};
 
 /// `pub struct AppModule { imports: [..], controllers: [..], providers_per_rou: [..], .. }`.
 struct ModuleDecl {
@@ -20,15 +20,18 @@ struct ModuleDecl {
     providers: Vec<Expr>,
     guards: Vec<Type>,
     layers: Vec<Expr>,
+    /// `openapi: false`: the module and its imports left out of OpenAPI documents.
+    openapi: Option<LitBool>,
 }
 
-const KEYS: [&str; 6] = [
+const KEYS: [&str; 7] = [
     "state",
     "imports",
     "controllers",
     "providers_per_rou",
     "guards",
     "layers",
+    "openapi",
 ];
 
 fn list<T: Parse>(input: ParseStream<'_>, key: &Ident) -> syn::Result<Vec<T>> {
@@ -60,6 +63,7 @@ impl Parse for ModuleDecl {
             providers: Vec::new(),
             guards: Vec::new(),
             layers: Vec::new(),
+            openapi: None,
         };
         let mut seen: Vec<Ident> = Vec::new();
         while !body.is_empty() {
@@ -85,8 +89,9 @@ impl Parse for ModuleDecl {
                 "controllers" => decl.controllers = list(&body, &key)?,
                 "providers_per_rou" => decl.providers = list(&body, &key)?,
                 "guards" => decl.guards = list(&body, &key)?,
-                // `layers`, the only key left.
-                _ => decl.layers = list(&body, &key)?,
+                "layers" => decl.layers = list(&body, &key)?,
+                // `openapi`, the only key left.
+                _ => decl.openapi = Some(switch(&body, "openapi: false")?),
             }
             seen.push(key);
             if !body.is_empty() {
@@ -104,10 +109,11 @@ pub(crate) fn expand(input: TokenStream) -> TokenStream {
     }
 }
 
-fn generate(decl: &ModuleDecl) -> syn::Result<TokenStream> {
-    for (i, controller) in decl.controllers.iter().enumerate() {
+/// An error at the second listing of a controller listed twice.
+fn check_controllers(controllers: &[Type]) -> syn::Result<()> {
+    for (i, controller) in controllers.iter().enumerate() {
         let text = quote!(#controller).to_string();
-        if decl.controllers[..i]
+        if controllers[..i]
             .iter()
             .any(|c| quote!(#c).to_string() == text)
         {
@@ -117,6 +123,11 @@ fn generate(decl: &ModuleDecl) -> syn::Result<TokenStream> {
             ));
         }
     }
+    Ok(())
+}
+
+fn generate(decl: &ModuleDecl) -> syn::Result<TokenStream> {
+    check_controllers(&decl.controllers)?;
     let ModuleDecl {
         attrs,
         vis,
@@ -127,6 +138,7 @@ fn generate(decl: &ModuleDecl) -> syn::Result<TokenStream> {
         providers,
         guards,
         layers,
+        openapi,
     } = decl;
     let private = private();
     let name_str = name.to_string();
@@ -155,6 +167,9 @@ fn generate(decl: &ModuleDecl) -> syn::Result<TokenStream> {
     let layers = layers
         .iter()
         .map(|layer| quote_spanned!(layer.span()=> .layer(#layer)));
+    let openapi = openapi
+        .iter()
+        .map(|listed| quote_spanned!(listed.span()=> .listed_in_openapi(#listed)));
     let inherent = application_fns(vis, name, &app_state);
     Ok(quote! {
         #(#attrs)*
@@ -174,6 +189,7 @@ fn generate(decl: &ModuleDecl) -> syn::Result<TokenStream> {
                     #(.providers(#providers))*
                     #(#guards)*
                     #(#layers)*
+                    #(#openapi)*
             }
         }
 
@@ -222,5 +238,23 @@ fn application_fns(vis: &Visibility, name: &Ident, app_state: &TokenStream) -> T
                 Self::builder().build()
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn openapi_is_a_switch() {
+        let decl: ModuleDecl = syn::parse_quote!(struct Internal { openapi: false });
+        assert!(!decl.openapi.unwrap().value);
+        let error = syn::parse2::<ModuleDecl>(quote!(struct Internal { openapi: [false] }))
+            .err()
+            .unwrap();
+        assert_eq!(
+            error.to_string(),
+            "expected `true` or `false`, as in `openapi: false`"
+        );
     }
 }

@@ -137,6 +137,8 @@ pub(crate) struct RouteDocs<'a> {
     /// The path under the controller's prefix.
     pub(crate) path: &'a str,
     pub(crate) details: Option<&'a TokenStream>,
+    /// `openapi = ..` of the route, else of its controller.
+    pub(crate) listed: Option<&'a syn::LitBool>,
 }
 
 impl RouteDocs<'_> {
@@ -169,7 +171,9 @@ impl RouteDocs<'_> {
             .attrs
             .iter()
             .any(|a| a.path().is_ident("deprecated"));
-        let doc = quote!(#private::RouteDoc::new(#summary, #description, #deprecated, #name));
+        let listed = self.listed.map(|listed| quote!(.listed(#listed)));
+        let doc =
+            quote!(#private::RouteDoc::new(#summary, #description, #deprecated, #name) #listed);
         (function, doc)
     }
 

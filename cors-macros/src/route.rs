@@ -176,6 +176,8 @@ impl Route {
             method: &self.method,
             path: &self.path,
             details: self.details.as_ref(),
+            // The route's own switch, else its controller's.
+            listed: self.args.level.openapi.as_ref().or(level.openapi.as_ref()),
         }
         .expand()
     }

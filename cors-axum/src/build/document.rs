@@ -67,7 +67,8 @@ impl<S: Clone + Send + Sync + 'static> Walk<S> {
     }
 
     /// Hands `pending` the routes of the module that imports it and of the modules it imports,
-    /// all walked by now.
+    /// all walked by now, but those left out with `openapi = false` (of the route, else of its
+    /// controller, else of its module or the nearest module importing it that says).
     pub(super) fn describe_document(&self, pending: PendingDocument) {
         let PendingDocument {
             cell,
@@ -78,6 +79,11 @@ impl<S: Clone + Send + Sync + 'static> Walk<S> {
         let modules = &self.modules[first..];
         let routes = self.routes[first_route..]
             .iter()
+            .filter(|route| {
+                let doc = &route.def.doc;
+                doc.listed
+                    .unwrap_or(self.modules[route.module].listed_in_openapi)
+            })
             .map(|route| {
                 let module = route.module - first;
                 let (controller, _) = &modules[module].controllers[route.controller];

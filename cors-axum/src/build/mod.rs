@@ -53,6 +53,7 @@ pub(crate) fn build<S: Clone + Send + Sync + 'static>(
         guards,
         layers,
         guard_docs: Vec::new(),
+        listed_in_openapi: true,
     };
     let walk = Walk::of(&*root, &inherited)?;
     let covered = walk.modules.iter().any(|m| m.cors.is_some());

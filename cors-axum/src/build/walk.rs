@@ -31,6 +31,10 @@ pub(super) struct ModuleScope<S: 'static> {
     /// What the guards of the modules that import it and its own say in an OpenAPI document.
     #[cfg_attr(not(feature = "openapi"), allow(dead_code))]
     pub(super) guard_docs: Vec<Describe>,
+    /// Whether its routes are in OpenAPI documents, unless a controller or route says
+    /// otherwise: its own `openapi: ..`, else that of the module importing it.
+    #[cfg_attr(not(feature = "openapi"), allow(dead_code))]
+    pub(super) listed_in_openapi: bool,
     /// What its CORS is made of; `None` where no `CorsModule` covers it.
     pub(super) cors: Option<Arc<ModuleRecipe>>,
     /// Its controllers, with their providers.
@@ -58,6 +62,8 @@ pub(super) struct Inherited<S: 'static> {
     pub(super) layers: Vec<PathLayer<S>>,
     /// What the guards say in an OpenAPI document.
     pub(super) guard_docs: Vec<Describe>,
+    /// Whether the routes are in OpenAPI documents.
+    pub(super) listed_in_openapi: bool,
 }
 
 /// The modules and routes of an application, in the order the walk met them: the root first.
@@ -114,6 +120,7 @@ impl<S: Clone + Send + Sync + 'static> Walk<S> {
             guards,
             guard_docs,
             layers,
+            listed_in_openapi,
             ..
         } = module;
 
@@ -149,6 +156,7 @@ impl<S: Clone + Send + Sync + 'static> Walk<S> {
             guards: all_guards,
             layers: all_layers,
             guard_docs: all_guard_docs,
+            listed_in_openapi: listed_in_openapi.unwrap_or(inherited.listed_in_openapi),
         };
 
         #[cfg(feature = "openapi")]
@@ -230,6 +238,7 @@ impl<S: Clone + Send + Sync + 'static> Walk<S> {
             guards: scope.guards.clone().into(),
             layers: scope.layers.clone(),
             guard_docs: scope.guard_docs.clone(),
+            listed_in_openapi: scope.listed_in_openapi,
             cors,
             controllers: with_providers,
         });

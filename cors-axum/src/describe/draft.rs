@@ -39,6 +39,9 @@ pub struct RouteDoc {
     pub(crate) deprecated: bool,
     #[cfg(feature = "openapi")]
     pub(crate) details: Describe,
+    /// `openapi = ..` of the route, else of its controller; `None` to follow its module.
+    #[cfg(feature = "openapi")]
+    pub(crate) listed: Option<bool>,
 }
 
 impl RouteDoc {
@@ -55,11 +58,28 @@ impl RouteDoc {
             description,
             deprecated,
             details,
+            listed: None,
         };
         #[cfg(not(feature = "openapi"))]
         {
             let _ = (summary, description, deprecated, details);
             RouteDoc {}
+        }
+    }
+
+    /// Listed in OpenAPI documents or left out (`openapi = ..` of `#[route]` or
+    /// `#[controller]`), whatever its module says.
+    #[must_use]
+    pub const fn listed(self, listed: bool) -> Self {
+        #[cfg(feature = "openapi")]
+        return RouteDoc {
+            listed: Some(listed),
+            ..self
+        };
+        #[cfg(not(feature = "openapi"))]
+        {
+            let _ = listed;
+            self
         }
     }
 
@@ -82,9 +102,10 @@ pub struct OperationDraft {
     pub(crate) path_schemas: Vec<RefOr<Schema>>,
     #[cfg(feature = "openapi")]
     pub(crate) request_body: Option<RequestBody>,
-    /// The success response the result type describes.
+    /// The response the result type describes, under its status: `200`, or `default` where
+    /// the handler chooses the status (`(StatusCode, Json<T>)`, `StatusCode`).
     #[cfg(feature = "openapi")]
-    pub(crate) response: Option<Response>,
+    pub(crate) response: Option<(&'static str, Response)>,
     /// The security schemes of the guards, by name.
     #[cfg(feature = "openapi")]
     pub(crate) security: Vec<(&'static str, SecurityScheme)>,
@@ -130,7 +151,29 @@ impl OperationDraft {
             .description("Success")
             .content(content_type, Content::new(Some(schema)))
             .build();
-        self.response = Some(response);
+        self.response = Some(("200", response));
+    }
+
+    /// A response of `T` (or of a list of `T`) whose status the handler chooses, as with
+    /// `(StatusCode, Json<T>)`: listed as `default`, since the status is known only when the
+    /// handler answers.
+    pub(crate) fn response_with_status<T: utoipa::ToSchema>(
+        &mut self,
+        content_type: &str,
+        list: bool,
+    ) {
+        let schema = self.schema_of::<T>(list);
+        let response = Response::builder()
+            .description("The response, with the status the handler chooses")
+            .content(content_type, Content::new(Some(schema)))
+            .build();
+        self.response = Some(("default", response));
+    }
+
+    /// A response without a body whose status the handler chooses: a bare `StatusCode`.
+    pub(crate) fn status_only(&mut self) {
+        let response = Response::new("No body, with the status the handler chooses");
+        self.response = Some(("default", response));
     }
 
     pub(crate) fn scheme<G: GuardSecurity>(&mut self) {

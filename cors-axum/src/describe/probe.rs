@@ -17,8 +17,11 @@
 //!
 //! (`Json<Vec<T>>` is a list of `T`, so that `T` is named among the components rather than
 //! inlined.) Results `Json<T>` and `Result<Json<T>, E>` (`T: ToSchema`) are a `200` JSON response,
-//! `String` and `&'static str` a `200` text response; a guard that implements
-//! [`GuardSecurity`](crate::openapi::GuardSecurity) adds its scheme.
+//! `String` and `&'static str` a `200` text response. With a status chosen by the handler,
+//! `(StatusCode, Json<T>)`, `(StatusCode, String)`, `(StatusCode, &'static str)` (each also in
+//! `Result<_, E>`) are the same body under `default`, and a bare `StatusCode` is a `default`
+//! response without a body: the status is known only when the handler answers. A guard that
+//! implements [`GuardSecurity`](crate::openapi::GuardSecurity) adds its scheme.
 
 use super::draft::OperationDraft;
 use crate::wiring::Probe;
@@ -27,6 +30,8 @@ use crate::wiring::Probe;
 use axum::Json;
 #[cfg(feature = "openapi")]
 use axum::extract::{Path, Query};
+#[cfg(feature = "openapi")]
+use http::StatusCode;
 #[cfg(feature = "openapi")]
 use utoipa::openapi::path::ParameterIn;
 #[cfg(feature = "openapi")]
@@ -214,6 +219,62 @@ impl DescribeOutput for &Probe<&'static str> {
 }
 
 #[cfg(feature = "openapi")]
+impl<T: ToSchema> DescribeListOutput for &&Probe<(StatusCode, Json<Vec<T>>)> {
+    fn describe_output(&self, draft: &mut OperationDraft) {
+        draft.response_with_status::<T>("application/json", true);
+    }
+}
+
+#[cfg(feature = "openapi")]
+impl<T: ToSchema, E> DescribeListOutput for &&Probe<Result<(StatusCode, Json<Vec<T>>), E>> {
+    fn describe_output(&self, draft: &mut OperationDraft) {
+        draft.response_with_status::<T>("application/json", true);
+    }
+}
+
+#[cfg(feature = "openapi")]
+impl<T: ToSchema> DescribeOutput for &Probe<(StatusCode, Json<T>)> {
+    fn describe_output(&self, draft: &mut OperationDraft) {
+        draft.response_with_status::<T>("application/json", false);
+    }
+}
+
+#[cfg(feature = "openapi")]
+impl<T: ToSchema, E> DescribeOutput for &Probe<Result<(StatusCode, Json<T>), E>> {
+    fn describe_output(&self, draft: &mut OperationDraft) {
+        draft.response_with_status::<T>("application/json", false);
+    }
+}
+
+#[cfg(feature = "openapi")]
+impl DescribeOutput for &Probe<(StatusCode, String)> {
+    fn describe_output(&self, draft: &mut OperationDraft) {
+        draft.response_with_status::<String>("text/plain; charset=utf-8", false);
+    }
+}
+
+#[cfg(feature = "openapi")]
+impl DescribeOutput for &Probe<(StatusCode, &'static str)> {
+    fn describe_output(&self, draft: &mut OperationDraft) {
+        draft.response_with_status::<String>("text/plain; charset=utf-8", false);
+    }
+}
+
+#[cfg(feature = "openapi")]
+impl DescribeOutput for &Probe<StatusCode> {
+    fn describe_output(&self, draft: &mut OperationDraft) {
+        draft.status_only();
+    }
+}
+
+#[cfg(feature = "openapi")]
+impl<E> DescribeOutput for &Probe<Result<StatusCode, E>> {
+    fn describe_output(&self, draft: &mut OperationDraft) {
+        draft.status_only();
+    }
+}
+
+#[cfg(feature = "openapi")]
 impl<G: GuardSecurity> DeclareScheme for &Probe<G> {
     fn declare_scheme(&self, draft: &mut OperationDraft) {
         draft.scheme::<G>();
@@ -271,7 +332,9 @@ mod tests {
     fn results_with_a_known_body_are_a_success_response() {
         let output = |describe_output: fn(&mut OperationDraft)| {
             let draft = describe(describe_output);
-            let response = draft.response.map(|r| serde_json::to_value(r).unwrap());
+            let response = draft
+                .response
+                .map(|(_, r)| serde_json::to_value(r).unwrap());
             (response, draft.schemas.len())
         };
         let (json, schemas) =
@@ -291,5 +354,40 @@ mod tests {
             output(|draft| (&&&Probe::<Vec<u8>>::new()).describe_output(draft)).0,
             None
         );
+    }
+
+    #[test]
+    fn results_with_a_status_are_the_same_body_under_default() {
+        let status = |describe_output: fn(&mut OperationDraft)| {
+            let (status, response) = describe(describe_output).response.unwrap();
+            (status, serde_json::to_value(response).unwrap())
+        };
+        let (key, json) =
+            status(|d| (&&&Probe::<(StatusCode, Json<Item>)>::new()).describe_output(d));
+        assert_eq!(key, "default");
+        assert_eq!(
+            json["content"]["application/json"]["schema"]["$ref"],
+            "#/components/schemas/Item"
+        );
+        let (key, json) = status(|d| {
+            (&&&Probe::<Result<(StatusCode, Json<Vec<Item>>), String>>::new()).describe_output(d)
+        });
+        assert_eq!(key, "default");
+        let items = &json["content"]["application/json"]["schema"]["items"];
+        assert_eq!(items["$ref"], "#/components/schemas/Item");
+        for text in [
+            status(|d| (&&&Probe::<(StatusCode, String)>::new()).describe_output(d)),
+            status(|d| (&&&Probe::<(StatusCode, &'static str)>::new()).describe_output(d)),
+        ] {
+            assert_eq!(text.0, "default");
+            assert!(text.1["content"]["text/plain; charset=utf-8"].is_object());
+        }
+        for bare in [
+            status(|d| (&&&Probe::<StatusCode>::new()).describe_output(d)),
+            status(|d| (&&&Probe::<Result<StatusCode, String>>::new()).describe_output(d)),
+        ] {
+            assert_eq!(bare.0, "default");
+            assert!(bare.1.get("content").is_none(), "no body: {}", bare.1);
+        }
     }
 }

@@ -1,7 +1,7 @@
 //! The document: the routes an `OpenapiModule` covers, as an OpenAPI 3.1 document.
 
 use std::borrow::Cow;
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use http::Method;
 use utoipa::openapi::path::{HttpMethod, Operation, Parameter, ParameterIn, PathItem};
@@ -188,9 +188,12 @@ fn complete(
             all.push(RefOr::T(parameter));
         }
     }
-    for (i, name) in path_parameters(path).enumerate() {
+    for (i, (name, rest)) in path_parameters(path).enumerate() {
         if !given(&all, name, &ParameterIn::Path) {
             all.push(RefOr::T(path_parameter(name, path_schemas.get(i).cloned())));
+        }
+        if rest {
+            describe_rest(&mut all, name);
         }
     }
     if !all.is_empty() {
@@ -199,17 +202,7 @@ fn complete(
     if operation.request_body.is_none() {
         operation.request_body = request_body.map(RefOr::T);
     }
-    let responses = &mut operation.responses.responses;
-    if responses.is_empty() {
-        let (status, response) = match response {
-            Some(response) => ("200", response),
-            None => (
-                "default",
-                Response::new("The handler's response; not described"),
-            ),
-        };
-        responses.insert(status.to_owned(), RefOr::T(response));
-    }
+    complete_responses(&mut operation.responses.responses, response);
     if operation.security.is_none() && !security.is_empty() {
         let mut requirement = SecurityRequirement::default();
         for (name, _) in &security {
@@ -225,6 +218,60 @@ fn complete(
         components.schemas.entry(name).or_insert(schema);
     }
 }
+
+/// The responses: those `#[utoipa::path(..)]` lists, each success response among them without
+/// a body given the body the result type describes (the status is the one thing a type cannot
+/// say); else the response the result type describes, or an undescribed `default`.
+fn complete_responses(
+    responses: &mut BTreeMap<String, RefOr<Response>>,
+    described: Option<(&'static str, Response)>,
+) {
+    if responses.is_empty() {
+        let (status, response) = described.unwrap_or_else(|| {
+            let undescribed = Response::new("The handler's response; not described");
+            ("default", undescribed)
+        });
+        responses.insert(status.to_owned(), RefOr::T(response));
+        return;
+    }
+    let Some((_, described)) = described.filter(|(_, r)| !r.content.is_empty()) else {
+        return;
+    };
+    for (status, response) in responses.iter_mut() {
+        if let RefOr::T(response) = response
+            && response.content.is_empty()
+            && has_body(status)
+        {
+            response.content = described.content.clone();
+        }
+    }
+}
+
+/// Whether a response of status `status` (`201`, `2XX`) is a success that has a body: not
+/// `204 No Content` nor `205 Reset Content`.
+fn has_body(status: &str) -> bool {
+    status.starts_with('2') && status != "204" && status != "205"
+}
+
+/// Says what the catch-all parameter `name` (`{*name}` in axum) holds, unless its description is
+/// given: OpenAPI has no catch-all, so it is a path parameter, whose value has no `/` unless
+/// written `%2F`, which the server reads as `/`.
+fn describe_rest(parameters: &mut [RefOr<Parameter>], name: &str) {
+    let found = parameters.iter_mut().find_map(|p| match p {
+        RefOr::T(p) if p.name == name && p.parameter_in == ParameterIn::Path => Some(p),
+        _ => None,
+    });
+    if let Some(parameter) = found
+        && parameter.description.is_none()
+    {
+        parameter.description = Some(REST_DESCRIPTION.to_owned());
+    }
+}
+
+/// The description of a catch-all parameter.
+const REST_DESCRIPTION: &str = "The rest of the path, one segment or more: the \
+server matches everything after the prefix, `/` included. A path parameter of OpenAPI is one \
+segment, so write a `/` inside the value as `%2F`: the server reads `a%2Fb` and `a/b` alike.";
 
 /// A path parameter the route's types do not describe: a string unless `schema` is given.
 fn path_parameter(name: &str, schema: Option<RefOr<utoipa::openapi::Schema>>) -> Parameter {
@@ -266,9 +313,9 @@ fn slot(item: &mut PathItem, method: HttpMethod) -> &mut Option<Operation> {
     }
 }
 
-/// The names of the parameters of an axum path, in order: `{id}` and the wildcard `{*rest}`;
-/// `{{` and `}}` are literal braces.
-fn path_parameters(path: &str) -> impl Iterator<Item = &str> {
+/// The names of the parameters of an axum path, in order, each with whether it is the
+/// catch-all: `{id}` and `{*rest}`; `{{` and `}}` are literal braces.
+fn path_parameters(path: &str) -> impl Iterator<Item = (&str, bool)> {
     let mut rest = path;
     std::iter::from_fn(move || {
         loop {
@@ -280,12 +327,16 @@ fn path_parameters(path: &str) -> impl Iterator<Item = &str> {
             let end = start + rest[start..].find('}')?;
             let name = &rest[start + 1..end];
             rest = &rest[end + 1..];
-            return Some(name.strip_prefix('*').unwrap_or(name));
+            return Some(match name.strip_prefix('*') {
+                Some(rest) => (rest, true),
+                None => (name, false),
+            });
         }
     })
 }
 
-/// The path in OpenAPI's syntax: a wildcard `{*rest}` is the parameter `{rest}`.
+/// The path in OpenAPI's syntax: a catch-all `{*rest}` is the path parameter `{rest}`, which
+/// [`describe_rest`] describes.
 fn openapi_path(path: &str) -> String {
     path.replace("{*", "{")
 }
@@ -298,7 +349,7 @@ mod tests {
     fn path_parameters_are_read_in_order_wildcards_included_escapes_not() {
         let names: Vec<_> =
             path_parameters("/orgs/{org}/files/{{raw}}/v{version}/{*rest}").collect();
-        assert_eq!(names, ["org", "version", "rest"]);
+        assert_eq!(names, [("org", false), ("version", false), ("rest", true)]);
         assert_eq!(path_parameters("/plain").count(), 0);
         assert_eq!(openapi_path("/files/{*rest}"), "/files/{rest}");
     }

@@ -8,9 +8,12 @@
 //! Details utoipa's axum support finds in a handler's types are found here without
 //! annotations: `Path<T>` (its parameters, named by the path), `Query<T>` where `T: IntoParams`,
 //! `Json<T>` where `T: ToSchema` (the request body), and `Json<T>`, `Result<Json<T>, E>`,
-//! `String` or `&'static str` as the result (a `200` response). Anything else is written with
-//! utoipa's own `#[utoipa::path(..)]` on the controller method, without the method and path,
-//! which `#[route]` gives:
+//! `String` or `&'static str` as the result (a `200` response); `(StatusCode, Json<T>)` is the
+//! same body under `default`, and a bare `StatusCode` a `default` response without one, since
+//! their status is known only when the handler answers. Anything else, the status among it, is
+//! written with utoipa's own `#[utoipa::path(..)]` on the controller method, without the method
+//! and path, which `#[route]` gives; a success response it lists without `body` gets the body
+//! the result type describes:
 //!
 //! ```
 //! use axum::Json;

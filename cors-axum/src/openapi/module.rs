@@ -21,6 +21,13 @@ pub(crate) const DEFAULT_PATH: &str = "/openapi.json";
 /// [`CorsModule`](crate::CorsModule) generates are left out; an `OPTIONS` handler of a
 /// controller is listed.
 ///
+/// Every other route is listed by default, with its handler's doc comment: internal routes,
+/// routes of modules whose CORS is off and routes behind guards alike. `openapi: false` in a
+/// module's declaration leaves out its routes and those of the modules it imports,
+/// `#[controller(openapi = false)]` a controller's, `#[route(.., openapi = false)]` one route's;
+/// the most specific says, so `openapi = true` (`openapi: true` on a module) lists again what
+/// its controller or module leaves out. A route left out is still served.
+///
 /// The document is a route of the importing module like the others (controller
 /// `OpenapiModule`, handler `document` in the route table): under its CORS, so a documentation
 /// site on an allowed origin can fetch it, and behind its guards and layers. It is made on its

@@ -181,20 +181,18 @@ fn respond(content_type: &'static str, body: Bytes) -> Response {
 
 fn describe_document(draft: &mut OperationDraft) {
     let schema = ObjectBuilder::new().schema_type(Type::Object);
-    draft.response = Some(
-        utoipa::openapi::Response::builder()
-            .description("The document, as JSON")
-            .content("application/json", Content::new(Some(schema)))
-            .build(),
-    );
+    let response = utoipa::openapi::Response::builder()
+        .description("The document, as JSON")
+        .content("application/json", Content::new(Some(schema)))
+        .build();
+    draft.response = Some(("200", response));
 }
 
 fn describe_page(draft: &mut OperationDraft) {
     let schema = ObjectBuilder::new().schema_type(Type::String);
-    draft.response = Some(
-        utoipa::openapi::Response::builder()
-            .description("The page, as HTML")
-            .content("text/html", Content::new(Some(schema)))
-            .build(),
-    );
+    let response = utoipa::openapi::Response::builder()
+        .description("The page, as HTML")
+        .content("text/html", Content::new(Some(schema)))
+        .build();
+    draft.response = Some(("200", response));
 }

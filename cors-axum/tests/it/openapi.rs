@@ -610,3 +610,278 @@ async fn the_validator_refuses_a_document_with_an_undefined_path_parameter() {
         "the validator checks what it is trusted to"
     );
 }
+
+// Leaving routes out: `openapi: false` on a module (and the modules it imports),
+// `openapi = false` on a controller or a route; the most specific says.
+
+struct KeysController;
+
+#[controller("keys")]
+impl KeysController {
+    /// Rotates the signing key; do not expose.
+    #[route("POST", "rotate")]
+    async fn rotate() -> &'static str {
+        "rotated"
+    }
+}
+
+struct CacheController;
+
+#[controller("cache")]
+impl CacheController {
+    /// Drops the caches; internal.
+    #[route("DELETE")]
+    async fn clear() -> StatusCode {
+        StatusCode::NO_CONTENT
+    }
+}
+
+// Imported by the internal module: left out with it.
+feature_module! {
+    struct CacheModule { controllers: [CacheController] }
+}
+
+struct StatusController;
+
+#[controller("status")]
+impl StatusController {
+    /// Whether the service is up.
+    #[route("GET")]
+    async fn status() -> &'static str {
+        "up"
+    }
+}
+
+// Imported by the internal module, but says it is listed.
+feature_module! {
+    struct PublicStatusModule { controllers: [StatusController], openapi: true }
+}
+
+feature_module! {
+    struct InternalModule {
+        imports: [
+            CorsModule::disabled(),
+            CacheModule,
+            Import::at("/public", PublicStatusModule),
+        ],
+        controllers: [KeysController],
+        openapi: false,
+    }
+}
+
+struct AdminController;
+
+#[controller("admin", openapi = false)]
+impl AdminController {
+    /// Lists the sessions of every user; internal.
+    #[route("GET", "sessions")]
+    async fn sessions() -> &'static str {
+        "[]"
+    }
+
+    /// The admin contact, listed although its controller is not.
+    #[route("GET", "contact", openapi = true)]
+    async fn contact() -> &'static str {
+        "admin@example.com"
+    }
+}
+
+struct ReportsController;
+
+#[controller("reports")]
+impl ReportsController {
+    /// The reports.
+    #[route("GET")]
+    async fn list() -> &'static str {
+        "[]"
+    }
+
+    /// Recomputes every report; internal.
+    #[route("POST", "rebuild", openapi = false)]
+    async fn rebuild() -> &'static str {
+        "rebuilding"
+    }
+}
+
+rest_root_module! {
+    struct ListedModule {
+        imports: [CorsModule, OpenapiModule, Import::at("/internal", InternalModule)],
+        controllers: [AdminController, ReportsController],
+    }
+}
+
+#[tokio::test]
+async fn modules_controllers_and_routes_with_openapi_false_are_left_out_of_the_document() {
+    let app = ListedModule::application().unwrap();
+    let served: BTreeSet<String> = listed_routes(app.routes());
+    let router = app.into_router();
+    let answer = send(&router, request("GET", "/openapi.json", &[])).await;
+    assert_eq!(answer.status, StatusCode::OK);
+    for internal in [
+        "do not expose",
+        "Drops the caches",
+        "every user",
+        "Recomputes",
+    ] {
+        assert!(
+            !answer.body.contains(internal),
+            "`{internal}` is served: {}",
+            answer.body
+        );
+    }
+    let document: Value = serde_json::from_str(&answer.body).unwrap();
+    let expected: BTreeSet<String> = [
+        "GET /admin/contact",
+        "GET /internal/public/status",
+        "GET /openapi.json",
+        "GET /reports",
+    ]
+    .map(str::to_owned)
+    .into();
+    assert_eq!(operations(&document), expected);
+    let left_out = [
+        "POST /internal/keys/rotate",
+        "DELETE /internal/cache",
+        "GET /admin/sessions",
+        "POST /reports/rebuild",
+    ];
+    for route in left_out {
+        assert!(served.contains(route), "{route} is still served");
+    }
+    let answer = send(&router, request("POST", "/internal/keys/rotate", &[])).await;
+    assert_eq!(
+        answer.body, "rotated",
+        "left out of the document, not of the router"
+    );
+    openapi_spec::validate(document.to_string().as_bytes());
+}
+
+#[tokio::test]
+async fn the_catch_all_is_a_path_parameter_that_says_it_takes_the_rest_of_the_path() {
+    let router = AppModule::router().unwrap();
+    let document = document(&router, "/openapi.json").await;
+    let rest = &document["paths"]["/items/files/{rest}"]["get"]["parameters"][0];
+    assert_eq!(rest["name"], "rest");
+    assert_eq!(rest["in"], "path");
+    let description = rest["description"].as_str().expect("a description");
+    assert!(description.contains("one segment or more"), "{description}");
+    assert!(description.contains("%2F"), "{description}");
+    // What the description promises: a client that follows OpenAPI and one that does not reach
+    // the handler with the same value.
+    for path in ["/items/files/a%2Fb", "/items/files/a/b"] {
+        let answer = send(&router, request("GET", path, &[])).await;
+        assert_eq!(
+            (answer.status, answer.body.as_str()),
+            (StatusCode::OK, "a/b"),
+            "{path}"
+        );
+    }
+    let empty = send(&router, request("GET", "/items/files/", &[])).await;
+    assert_eq!(empty.status, StatusCode::NOT_FOUND, "one segment or more");
+    let one = &document["paths"]["/items/{id}"]["get"]["parameters"][0];
+    assert!(
+        one.get("description").is_none(),
+        "only the catch-all says it"
+    );
+}
+
+// Responses whose status the handler chooses.
+
+struct OrdersController;
+
+#[controller("orders")]
+impl OrdersController {
+    /// Creates an order.
+    #[route("POST")]
+    async fn create(Json(item): Json<Item>) -> (StatusCode, Json<Item>) {
+        (StatusCode::CREATED, Json(item))
+    }
+
+    /// Imports orders.
+    #[route("POST", "import")]
+    async fn import(
+        Json(items): Json<Vec<Item>>,
+    ) -> Result<(StatusCode, Json<Vec<Item>>), StatusCode> {
+        Ok((StatusCode::ACCEPTED, Json(items)))
+    }
+
+    /// Cancels an order.
+    #[route("DELETE", "{id}")]
+    async fn cancel(Path(_id): Path<u32>) -> StatusCode {
+        StatusCode::NO_CONTENT
+    }
+
+    /// Creates an order, its status stated.
+    #[route("POST", "stated")]
+    #[utoipa::path(responses(
+        (status = 201, description = "the order made"),
+        (status = 204, description = "nothing to make"),
+        (status = 409, description = "an order with this id exists"),
+    ))]
+    async fn stated(Json(item): Json<Item>) -> (StatusCode, Json<Item>) {
+        (StatusCode::CREATED, Json(item))
+    }
+}
+
+rest_root_module! {
+    struct OrdersModule { imports: [OpenapiModule], controllers: [OrdersController] }
+}
+
+#[tokio::test]
+async fn a_status_chosen_by_the_handler_is_a_default_response_with_the_body_schema() {
+    let router = OrdersModule::router().unwrap();
+    let document = document(&router, "/openapi.json").await;
+    let responses = |method: &str, path: &str| document["paths"][path][method]["responses"].clone();
+    let create = responses("post", "/orders");
+    assert_eq!(
+        create.as_object().unwrap().keys().collect::<Vec<_>>(),
+        ["default"],
+        "the status is known only when the handler answers"
+    );
+    assert_eq!(
+        create["default"]["content"]["application/json"]["schema"]["$ref"],
+        "#/components/schemas/Item"
+    );
+    let import = responses("post", "/orders/import");
+    let items = &import["default"]["content"]["application/json"]["schema"];
+    assert_eq!(items["type"], "array");
+    assert_eq!(items["items"]["$ref"], "#/components/schemas/Item");
+    let cancel = responses("delete", "/orders/{id}");
+    assert!(
+        cancel["default"].get("content").is_none(),
+        "a bare `StatusCode` has no body: {cancel}"
+    );
+    assert!(
+        cancel["default"]["description"]
+            .as_str()
+            .unwrap()
+            .contains("No body"),
+        "{cancel}"
+    );
+    openapi_spec::validate(document.to_string().as_bytes());
+}
+
+#[tokio::test]
+async fn a_status_stated_with_utoipa_path_gets_the_body_its_result_type_describes() {
+    let router = OrdersModule::router().unwrap();
+    let document = document(&router, "/openapi.json").await;
+    let responses = &document["paths"]["/orders/stated"]["post"]["responses"];
+    assert_eq!(
+        responses.as_object().unwrap().keys().collect::<Vec<_>>(),
+        ["201", "204", "409"],
+        "the statuses written, no `default`"
+    );
+    assert_eq!(responses["201"]["description"], "the order made");
+    assert_eq!(
+        responses["201"]["content"]["application/json"]["schema"]["$ref"],
+        "#/components/schemas/Item",
+        "the success response gets the body of `(StatusCode, Json<Item>)`"
+    );
+    assert!(responses["204"].get("content").is_none(), "204 has no body");
+    assert!(responses["409"].get("content").is_none(), "not a success");
+    let post = http::Request::post("/orders/stated")
+        .header("content-type", "application/json")
+        .body(axum::body::Body::from(r#"{"id":1,"name":"a"}"#))
+        .unwrap();
+    assert_eq!(send(&router, post).await.status, StatusCode::CREATED);
+}
