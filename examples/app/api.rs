@@ -10,7 +10,7 @@ use axum::Json;
 use axum::extract::ws::{Message, WebSocketUpgrade};
 use axum::extract::{FromRef, FromRequestParts, Path, State};
 use axum::http::request::Parts;
-use axum::http::{StatusCode, header};
+use axum::http::{HeaderMap, StatusCode, header};
 use cors_axum::cors::CorsReload;
 use cors_axum::openapi::{GuardSecurity, OpenapiModule};
 use cors_axum::prelude::*;
@@ -215,9 +215,8 @@ impl PublicController {
 
     /// Shows the session cookie the browser sent back.
     #[route("GET", "session")]
-    async fn session(ctx: RequestContext) -> String {
-        let cookie = ctx
-            .headers()
+    async fn session(headers: HeaderMap) -> String {
+        let cookie = headers
             .get(header::COOKIE)
             .and_then(|value| value.to_str().ok())
             .unwrap_or("");

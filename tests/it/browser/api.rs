@@ -4,7 +4,7 @@ use std::sync::{Arc, Mutex};
 
 use axum::Extension;
 use axum::extract::{Request, State};
-use axum::http::{HeaderValue, Method, StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::middleware::Next;
 use cookie::{Cookie, SameSite};
 use cors_axum::prelude::*;
@@ -104,10 +104,11 @@ impl SessionController {
     #[route("GET", "check")]
     async fn check(
         ctx: RequestContext,
+        headers: HeaderMap,
         cors: CorsService,
         Extension(wire): Extension<Arc<Wire>>,
     ) -> Response {
-        cookies_seen(&ctx, &cors, &wire, "/session/check")
+        cookies_seen(&ctx, &headers, &cors, &wire, "/session/check")
     }
 }
 
@@ -133,10 +134,11 @@ impl CookieLabController {
     #[route("GET", "check")]
     async fn check(
         ctx: RequestContext,
+        headers: HeaderMap,
         cors: CorsService,
         Extension(wire): Extension<Arc<Wire>>,
     ) -> Response {
-        cookies_seen(&ctx, &cors, &wire, "/cookies/check")
+        cookies_seen(&ctx, &headers, &cors, &wire, "/cookies/check")
     }
 }
 
@@ -152,12 +154,12 @@ rest_root_module! {
 /// on the wire and sent back in a credentialed response.
 fn cookies_seen(
     ctx: &RequestContext,
+    headers: &HeaderMap,
     cors: &CorsService,
     wire: &Wire,
     path: &'static str,
 ) -> Response {
-    let cookie = ctx
-        .headers()
+    let cookie = headers
         .get_all(header::COOKIE)
         .iter()
         .filter_map(|v| v.to_str().ok())
