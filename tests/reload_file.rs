@@ -123,7 +123,10 @@ async fn editing_the_file_under_a_running_server_reloads_it_or_keeps_the_old_pol
     let reloaded = format!("CORS options reloaded from `{}`", file.display());
     let lines = logged(&captured).await;
     assert_eq!(lines.len(), 1, "one change, logged once: {lines:?}");
-    assert!(lines[0].contains(" INFO ") && lines[0].contains(&reloaded), "{lines:?}");
+    assert!(
+        lines[0].contains(" INFO ") && lines[0].contains(&reloaded),
+        "{lines:?}"
+    );
 
     // Invalid options (a path in the origin), a file cut down to `{}` (which would allow any
     // origin), then text that is not JSON: each refused and logged once, naming the file and
@@ -133,7 +136,10 @@ async fn editing_the_file_under_a_running_server_reloads_it_or_keeps_the_old_pol
         file.display()
     );
     for (text, why) in [
-        (format!(r#"{{"origin": ["{A}/path"]}}"#), "invalid CORS option `origin`"),
+        (
+            format!(r#"{{"origin": ["{A}/path"]}}"#),
+            "invalid CORS option `origin`",
+        ),
         (
             "{}".to_owned(),
             "they would widen the policy in force: invalid CORS option `origin`: left out",
@@ -146,7 +152,11 @@ async fn editing_the_file_under_a_running_server_reloads_it_or_keeps_the_old_pol
         let line = &lines[0];
         assert!(line.contains(" WARN ") && line.contains(&refused), "{line}");
         assert!(line.contains(why), "{line}");
-        assert_eq!(line.matches("the options in force stay").count(), 1, "{line}");
+        assert_eq!(
+            line.matches("the options in force stay").count(),
+            1,
+            "{line}"
+        );
         assert!(!line.contains("CorsReload::reload"), "{line}");
     }
     assert_eq!(granted(addr).await, [None, Some(B.to_owned()), None]);

@@ -259,7 +259,10 @@ async fn a_reload_may_not_widen_the_options_in_force_by_leaving_one_out() {
     let cause = err.config_error().to_string();
     assert!(cause.contains("any origin (`*`)"), "{cause}");
     assert!(cause.contains(r#""origin": "*""#), "{cause}");
-    assert!(cause.contains("`protect_cross_origin` is left out too"), "{cause}");
+    assert!(
+        cause.contains("`protect_cross_origin` is left out too"),
+        "{cause}"
+    );
     assert_eq!(
         err.to_string(),
         "CORS options in the options given to `CorsReload::reload` would widen the options in \
@@ -356,10 +359,8 @@ mod watched {
 
     impl Scratch {
         fn new(name: &str) -> Self {
-            let path = std::env::temp_dir().join(format!(
-                "cors-axum-watch-{}-{name}",
-                std::process::id()
-            ));
+            let path =
+                std::env::temp_dir().join(format!("cors-axum-watch-{}-{name}", std::process::id()));
             let _ = std::fs::remove_dir_all(&path);
             std::fs::create_dir_all(&path).unwrap();
             Self(path)
@@ -523,8 +524,15 @@ mod watched {
 
         // Pointed into a third folder, by an absolute path, then edited there.
         std::fs::write(scratch.join("other/cors.json"), options_of(A)).unwrap();
-        symlink(scratch.join("other/cors.json"), scratch.join("app/cors.json.new"));
-        std::fs::rename(scratch.join("app/cors.json.new"), scratch.join("app/cors.json")).unwrap();
+        symlink(
+            scratch.join("other/cors.json"),
+            scratch.join("app/cors.json.new"),
+        );
+        std::fs::rename(
+            scratch.join("app/cors.json.new"),
+            scratch.join("app/cors.json"),
+        )
+        .unwrap();
         until_granted(addr, &[A]).await;
         std::fs::write(scratch.join("other/cors.json"), options_of(B)).unwrap();
         until_granted(addr, &[B]).await;
@@ -568,7 +576,11 @@ mod watched {
         let (addr, _watch) = served_watching(&file, &reads).await;
         read_100_times_of(&file, A);
         quiet().await;
-        assert_eq!(reads.load(Ordering::SeqCst), 0, "reading the file reloads nothing");
+        assert_eq!(
+            reads.load(Ordering::SeqCst),
+            0,
+            "reading the file reloads nothing"
+        );
 
         std::fs::write(&file, options_of(B)).unwrap();
         until_granted(addr, &[B]).await;
@@ -584,7 +596,11 @@ mod watched {
         std::fs::write(&file, options_of("https://a.example/path")).unwrap();
         until_read(&reads, 2).await;
         quiet().await;
-        assert_eq!(reads.load(Ordering::SeqCst), 2, "an invalid text is read once");
+        assert_eq!(
+            reads.load(Ordering::SeqCst),
+            2,
+            "an invalid text is read once"
+        );
         assert_eq!(granted(addr).await, [B]);
     }
 

@@ -524,8 +524,10 @@ impl CorsOptions {
     ///
     /// A half-written or truncated configuration file most often leaves options out; one that
     /// means the wider value says so (`"origin": "*"`, `"protect_cross_origin": false`). The
-    /// other options default to what allows least, so leaving them out never widens. A
-    /// replacement may still widen by what it sets, which is the configuration's own statement.
+    /// other options default to what allows least, so leaving them out never widens; nor does
+    /// leaving out `origin`, `methods` or `allow_headers` in a replacement that switches CORS
+    /// off (`"enabled": false`). A replacement may still widen by what it sets, which is the
+    /// configuration's own statement.
     ///
     /// ```
     /// use cors_axum_core::CorsOptions;
@@ -537,13 +539,18 @@ impl CorsOptions {
     /// assert_eq!(err.unwrap_err().field(), "origin");
     /// let meant = CorsOptions::new().origin("*").protect_cross_origin(false);
     /// assert!(in_force.replaceable_by(&meant).is_ok());
+    /// let off = CorsOptions::disabled().protect_cross_origin(true);
+    /// assert!(in_force.replaceable_by(&off).is_ok());
     /// ```
     pub fn replaceable_by(&self, replacement: &CorsOptions) -> Result<(), crate::CorsConfigError> {
         let decides_origins = self.origin.as_ref().is_some_and(|origin| !origin.is_any())
             || self.origin_fallback.is_some();
+        // Switched off, CORS grants nothing, whatever its other options.
+        let cors_on = replacement.enabled != Some(false);
         let widened = [
             (
-                decides_origins
+                cors_on
+                    && decides_origins
                     && replacement.origin.is_none()
                     && replacement.origin_fallback.is_none(),
                 "origin",
@@ -551,14 +558,19 @@ impl CorsOptions {
                 r#""origin": "*""#,
             ),
             (
-                self.methods.as_ref().is_some_and(AllowMethods::is_list)
+                cors_on
+                    && self.methods.as_ref().is_some_and(AllowMethods::is_list)
                     && replacement.methods.is_none(),
                 "methods",
                 "every method of the route would be allowed",
                 r#""methods": "route""#,
             ),
             (
-                self.allow_headers.as_ref().is_some_and(AllowHeaders::is_list)
+                cors_on
+                    && self
+                        .allow_headers
+                        .as_ref()
+                        .is_some_and(AllowHeaders::is_list)
                     && replacement.allow_headers.is_none(),
                 "allow_headers",
                 "every request header would be allowed",

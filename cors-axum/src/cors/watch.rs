@@ -156,13 +156,16 @@ enum Refused {
 /// folder later (a folder renamed away and replaced).
 type Folder = (PathBuf, Option<(u64, u64)>);
 
+/// The user's closure that turns the file's text into options.
+type Read = dyn Fn(&str) -> Result<CorsOptions, BoxError> + Send;
+
 /// One watched file, on the watch's own thread.
 struct Watch {
     reload: CorsReload,
     file: PathBuf,
     /// Where the options come from, for errors: the file.
     given_in: String,
-    read: Box<dyn Fn(&str) -> Result<CorsOptions, BoxError> + Send>,
+    read: Box<Read>,
     watcher: RecommendedWatcher,
     folders: Vec<Folder>,
     /// The text whose options are in force, as far as the watch knows.
@@ -302,10 +305,7 @@ impl Watch {
             Ok(Ok(options)) => options,
             Ok(Err(error)) => return Err(error.to_string()),
             Err(panic) => {
-                return Err(format!(
-                    "reading them panicked: {}",
-                    panic_message(&*panic)
-                ));
+                return Err(format!("reading them panicked: {}", panic_message(&*panic)));
             }
         };
         self.reload
