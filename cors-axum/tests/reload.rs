@@ -265,8 +265,8 @@ async fn a_reload_may_not_widen_the_options_in_force_by_leaving_one_out() {
     );
     assert_eq!(
         err.to_string(),
-        "CORS options in the options given to `CorsReload::reload` would widen the options in \
-         force by leaving one out; the options in force stay"
+        "the options given to `CorsReload::reload` would widen the options in force by \
+         leaving one out; the options in force stay"
     );
     let err = reload
         .reload(from_json(&format!(r#"{{"origin": ["{B}"]}}"#)))

@@ -152,7 +152,8 @@ pub struct ReloadError {
 }
 
 impl ReloadError {
-    /// The module whose options the new ones make invalid; `None` for a `CorsLayer`.
+    /// The module whose options the new ones make invalid; `None` for a `CorsLayer`, and for
+    /// options that would widen those in force ([`widens`](Self::widens)).
     pub fn module(&self) -> Option<&'static str> {
         self.module
     }
@@ -238,7 +239,7 @@ impl fmt::Display for ReloadError {
             // The cause, printed after this line, names the option left out.
             return write!(
                 f,
-                "CORS options in {} would widen the options in force by leaving one out; \
+                "{} would widen the options in force by leaving one out; \
                  the options in force stay",
                 self.given_in
             );
