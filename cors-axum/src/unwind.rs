@@ -36,7 +36,7 @@ impl<F: Future> Future for CatchUnwind<F> {
 }
 
 /// The message of a panic, as `panic!` formats it, or a placeholder.
-fn panic_message(payload: &(dyn Any + Send)) -> String {
+pub(crate) fn panic_message(payload: &(dyn Any + Send)) -> String {
     if let Some(message) = payload.downcast_ref::<&str>() {
         (*message).to_owned()
     } else if let Some(message) = payload.downcast_ref::<String>() {

@@ -33,6 +33,11 @@ enum HeadersSpec {
 }
 
 impl AllowHeaders {
+    /// Whether this is a list: narrower than the default (every header a preflight asks for).
+    pub(crate) fn is_list(&self) -> bool {
+        matches!(self.0, HeadersSpec::List(_))
+    }
+
     /// Any header: `Access-Control-Allow-Headers: *`. A `*` never covers `Authorization`, so when a
     /// preflight asks for it the answer is `*, authorization`. Cannot be combined with credentials.
     pub fn any() -> Self {

@@ -35,6 +35,11 @@ enum MethodsSpec {
 }
 
 impl AllowMethods {
+    /// Whether this is a list: narrower, for some routes, than the default (the route's methods).
+    pub(crate) fn is_list(&self) -> bool {
+        matches!(self.0, MethodsSpec::List(_))
+    }
+
     /// Any method: `Access-Control-Allow-Methods: *`. Cannot be combined with credentials.
     pub fn any() -> Self {
         AllowMethods(MethodsSpec::Any)

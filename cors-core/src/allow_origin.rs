@@ -330,6 +330,11 @@ impl AllowOrigin {
         }
     }
 
+    /// Whether this is [`any()`](Self::any), the default.
+    pub(crate) fn is_any(&self) -> bool {
+        matches!(self.spec, OriginSpec::Any)
+    }
+
     /// The types of the values this decision takes
     /// ([`async_predicate_with`](Self::async_predicate_with)) that are not bound yet.
     pub(crate) fn needed_value(&self) -> Option<(TypeId, &'static str)> {

@@ -39,7 +39,10 @@ impl CorsConfigError {
 
     /// The option at fault, spelled as in the serde configuration: `origin`, `methods`,
     /// `allow_headers`, `expose_headers`, `credentials`, `max_age`, `allow_null_origin`,
-    /// `preflight_status`, `preflight_cache_control` or `owned_public_suffixes`.
+    /// `preflight_status`, `preflight_cache_control` or `owned_public_suffixes`; for a
+    /// replacement that would widen the options in force by leaving one out
+    /// ([`CorsOptions::replaceable_by`](crate::CorsOptions::replaceable_by)), also `enabled`
+    /// or `protect_cross_origin`.
     pub fn field(&self) -> &'static str {
         self.field
     }

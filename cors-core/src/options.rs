@@ -509,6 +509,103 @@ impl CorsOptions {
         }
     }
 
+    /// Whether `replacement` may take the place of these options (the options in force) at
+    /// run time without widening what they allow by leaving an option out: an error naming the
+    /// option, what leaving it out would allow, and how to mean it, when `replacement` leaves
+    /// out an option set here whose default is wider:
+    ///
+    /// | left out | set here as | the default allows |
+    /// |---|---|---|
+    /// | `origin` | anything but `*` (or an [`origin_fallback`](Self::origin_fallback)) | any origin, `*` |
+    /// | `methods` | a list | every method of the route |
+    /// | `allow_headers` | a list | every header a preflight asks for |
+    /// | `enabled` | `false` | CORS switched back on |
+    /// | `protect_cross_origin` | `true` | cross-origin protection switched off |
+    ///
+    /// A half-written or truncated configuration file most often leaves options out; one that
+    /// means the wider value says so (`"origin": "*"`, `"protect_cross_origin": false`). The
+    /// other options default to what allows least, so leaving them out never widens; nor does
+    /// leaving out `origin`, `methods` or `allow_headers` in a replacement that switches CORS
+    /// off (`"enabled": false`). A replacement may still widen by what it sets, which is the
+    /// configuration's own statement.
+    ///
+    /// ```
+    /// use cors_axum_core::CorsOptions;
+    ///
+    /// let in_force = CorsOptions::new().origin("https://app.example").protect_cross_origin(true);
+    /// let err = in_force.replaceable_by(&CorsOptions::new().origin("https://app.example"));
+    /// assert_eq!(err.unwrap_err().field(), "protect_cross_origin");
+    /// let err = in_force.replaceable_by(&CorsOptions::new().protect_cross_origin(true));
+    /// assert_eq!(err.unwrap_err().field(), "origin");
+    /// let meant = CorsOptions::new().origin("*").protect_cross_origin(false);
+    /// assert!(in_force.replaceable_by(&meant).is_ok());
+    /// let off = CorsOptions::disabled().protect_cross_origin(true);
+    /// assert!(in_force.replaceable_by(&off).is_ok());
+    /// ```
+    pub fn replaceable_by(&self, replacement: &CorsOptions) -> Result<(), crate::CorsConfigError> {
+        let decides_origins = self.origin.as_ref().is_some_and(|origin| !origin.is_any())
+            || self.origin_fallback.is_some();
+        // Switched off, CORS grants nothing, whatever its other options.
+        let cors_on = replacement.enabled != Some(false);
+        let widened = [
+            (
+                cors_on
+                    && decides_origins
+                    && replacement.origin.is_none()
+                    && replacement.origin_fallback.is_none(),
+                "origin",
+                "any origin (`*`) would be allowed",
+                r#""origin": "*""#,
+            ),
+            (
+                cors_on
+                    && self.methods.as_ref().is_some_and(AllowMethods::is_list)
+                    && replacement.methods.is_none(),
+                "methods",
+                "every method of the route would be allowed",
+                r#""methods": "route""#,
+            ),
+            (
+                cors_on
+                    && self
+                        .allow_headers
+                        .as_ref()
+                        .is_some_and(AllowHeaders::is_list)
+                    && replacement.allow_headers.is_none(),
+                "allow_headers",
+                "every request header would be allowed",
+                r#""allow_headers": "mirror""#,
+            ),
+            (
+                self.enabled == Some(false) && replacement.enabled.is_none(),
+                "enabled",
+                "CORS would be switched back on",
+                r#""enabled": true"#,
+            ),
+            (
+                self.protect_cross_origin == Some(true)
+                    && replacement.protect_cross_origin.is_none(),
+                "protect_cross_origin",
+                "cross-origin protection would be switched off",
+                r#""protect_cross_origin": false"#,
+            ),
+        ];
+        let mut left_out = widened.iter().filter(|(widens, ..)| *widens);
+        let Some(&(_, field, effect, meant)) = left_out.next() else {
+            return Ok(());
+        };
+        let mut message = format!(
+            "left out of the new options, while the options in force set it: {effect}; \
+             to mean that, set it (`{meant}`)"
+        );
+        for &(_, field, effect, meant) in left_out {
+            message.push_str(&format!(
+                "; `{field}` is left out too: {effect}; to mean that, set it (`{meant}`)"
+            ));
+        }
+        Err(crate::CorsConfigError::new(field, None, message))
+    }
+
     /// Whether no field is set.
     pub fn is_empty(&self) -> bool {
         let CorsOptions {

@@ -1,6 +1,7 @@
 //! CORS options reloaded from their file while the server runs (`CorsReload::watch_file`): a
-//! valid edit is applied, an invalid one is refused with a log line and the options in force
-//! stay, and no request is granted in between by a policy that neither file gives.
+//! valid edit is applied, an invalid one (or one that would widen the policy by leaving an option
+//! out) is refused with one log line naming the file and why, the options in force stay, and no
+//! request is granted in between by a policy that neither file gives.
 
 use crate::common;
 use crate::support::{self, alone};
@@ -44,6 +45,20 @@ async fn granted(addr: std::net::SocketAddr) -> [Option<String>; 3] {
             .header("access-control-allow-origin")
             .map(str::to_owned)
     })
+}
+
+/// The lines logged after a change: waits, at most five seconds, for the first, then a second
+/// more, so that a line logged again would be among them.
+async fn logged(captured: &Captured) -> Vec<String> {
+    let mut lines = Vec::new();
+    until(async || {
+        lines.extend(captured.take());
+        !lines.is_empty()
+    })
+    .await;
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    lines.extend(captured.take());
+    lines
 }
 
 /// Waits, at most five seconds, until `done` holds.
@@ -109,26 +124,45 @@ async fn editing_the_file_under_a_running_server_reloads_it_or_keeps_the_old_pol
 
     std::fs::write(&file, format!(r#"{{"origin": ["{B}"]}}"#)).unwrap();
     until(async || granted(addr).await == [None, Some(B.to_owned()), None]).await;
-    until(async || {
-        captured
-            .take()
-            .iter()
-            .any(|l| l.contains("CORS options reloaded from"))
-    })
-    .await;
+    let reloaded = format!("CORS options reloaded from `{}`", file.display());
+    let lines = logged(&captured).await;
+    assert_eq!(lines.len(), 1, "one change, logged once: {lines:?}");
+    assert!(
+        lines[0].contains(" INFO ") && lines[0].contains(&reloaded),
+        "{lines:?}"
+    );
 
-    // Invalid options (a path in the origin), then text that is not JSON: refused and logged.
-    std::fs::write(&file, format!(r#"{{"origin": ["{A}/path"]}}"#)).unwrap();
-    until(async || {
-        captured.take().iter().any(|line| {
-            line.contains("CORS options not reloaded from")
-                && line.contains("the options in force stay")
-                && line.contains("origin")
-        })
-    })
-    .await;
-    std::fs::write(&file, "{ not json").unwrap();
-    until(async || captured.take().iter().any(|l| l.contains("not reloaded"))).await;
+    // Invalid options (a path in the origin), a file cut down to `{}` (which would allow any
+    // origin), then text that is not JSON: each refused and logged once, naming the file and
+    // why, saying once that the options in force stay and nothing of `CorsReload::reload`.
+    let refused = format!(
+        "CORS options not reloaded from `{}`, the options in force stay: ",
+        file.display()
+    );
+    for (text, why) in [
+        (
+            format!(r#"{{"origin": ["{A}/path"]}}"#),
+            "invalid CORS option `origin`",
+        ),
+        (
+            "{}".to_owned(),
+            "they would widen the policy in force: invalid CORS option `origin`: left out",
+        ),
+        ("{ not json".to_owned(), "key must be a string"),
+    ] {
+        std::fs::write(&file, &text).unwrap();
+        let lines = logged(&captured).await;
+        assert_eq!(lines.len(), 1, "logged once: {lines:?}");
+        let line = &lines[0];
+        assert!(line.contains(" WARN ") && line.contains(&refused), "{line}");
+        assert!(line.contains(why), "{line}");
+        assert_eq!(
+            line.matches("the options in force stay").count(),
+            1,
+            "{line}"
+        );
+        assert!(!line.contains("CorsReload::reload"), "{line}");
+    }
     assert_eq!(granted(addr).await, [None, Some(B.to_owned()), None]);
 
     stop.store(true, Ordering::Relaxed);

@@ -490,8 +490,9 @@ impl<'w, S: Clone + Send + Sync + 'static> Builder<'w, S> {
             }
         }
         if let Some(reload) = &self.reload {
+            let in_force = self.application.clone().unwrap_or_default();
             for (_, target) in self.reloads.drain() {
-                reload.register(target);
+                reload.register(target, in_force.clone());
             }
         }
         Ok((router, self.table))

@@ -40,17 +40,20 @@ use super::respond::{Downstream, PathCors};
 #[derive(Debug, Clone)]
 pub struct CorsLayer {
     cors: PathCors,
+    /// The options given to [`CorsLayer::new`]: those in force when a reload first replaces
+    /// them.
+    options: Option<Arc<CorsOptions>>,
 }
 
 impl CorsLayer {
     /// Validates `options` and builds the layer.
     pub fn new(options: CorsOptions) -> Result<Self, CorsConfigError> {
         let plan = Arc::new(PathPlan::single(RoutePlan::compile(&options, None, false)?));
-        Ok(Self::for_path(PathCors::new(
-            PlanSource::Static(plan),
-            None,
-            true,
-        )))
+        let layer = Self::for_path(PathCors::new(PlanSource::Static(plan), None, true));
+        Ok(Self {
+            options: Some(Arc::new(options)),
+            ..layer
+        })
     }
 
     /// The layer with its options replaced by `reload` from then on (see
@@ -73,14 +76,21 @@ impl CorsLayer {
             PlanSource::Static(plan) => PlanSource::new(Arc::clone(plan), true),
         };
         if let Some(slot) = source.slot() {
-            reload.register(LayerReload::new(slot.clone()));
+            let in_force = self.options.as_deref().cloned().unwrap_or_default();
+            reload.register(LayerReload::new(slot.clone()), in_force);
         }
-        Self::for_path(PathCors::new(source, None, true))
+        Self {
+            cors: PathCors::new(source, None, true),
+            options: self.options,
+        }
     }
 
     /// The layer of one path of a module covered by `CorsModule`.
     pub(crate) fn for_path(cors: PathCors) -> Self {
-        Self { cors }
+        Self {
+            cors,
+            options: None,
+        }
     }
 }
 

@@ -318,7 +318,7 @@ impl RouteOptions {
 /// reload replaces them.
 pub(crate) struct ApplicationLevel<'a> {
     pub(crate) options: Option<&'a CorsOptions>,
-    pub(crate) given_in: &'static str,
+    pub(crate) given_in: &'a str,
     pub(crate) reloadable: bool,
 }
 

@@ -17,8 +17,11 @@ use crate::provider::ProviderScope;
 /// (`AppModule::builder().provide(options).cors_reload(&reload)`).
 ///
 /// [`reload`](CorsReload::reload) makes every plan again with the new options, as the build
-/// made them, first: if any is invalid, it returns the error and the old plans stay. Then it
-/// replaces them, each at once: a request sees the old plan or the new one, never a mix.
+/// made them, first: if any is invalid, it returns the error and the old plans stay. New
+/// options that would widen the options in force by leaving out one of them are refused the
+/// same way (see [`CorsOptions::replaceable_by`]): a half-written file cannot open an API by
+/// omission. Then it replaces them, each at once: a request sees the old plan or the new one,
+/// never a mix.
 /// Policies compiled for reloading free their header values when replaced, so reloading any
 /// number of times keeps memory flat.
 ///
@@ -54,7 +57,13 @@ use crate::provider::ProviderScope;
 /// ```
 #[derive(Clone, Default)]
 pub struct CorsReload {
-    targets: Arc<Mutex<Vec<Box<dyn Target>>>>,
+    targets: Arc<Mutex<Vec<Registered>>>,
+}
+
+/// What a reload replaces, with the options in force there.
+struct Registered {
+    target: Box<dyn Target>,
+    in_force: CorsOptions,
 }
 
 impl fmt::Debug for CorsReload {
@@ -72,40 +81,79 @@ impl CorsReload {
     }
 
     /// Replaces the options with `options`, everywhere this handle was given: validated first,
-    /// every plan made, then swapped in.
+    /// every plan made, checked not to widen the options in force by leaving one of them out
+    /// ([`ReloadError::widens`]), then swapped in.
+    ///
+    /// ```
+    /// use cors_axum::cors::CorsReload;
+    /// use cors_axum::{CorsLayer, CorsOptions};
+    ///
+    /// let reload = CorsReload::new();
+    /// let in_force = CorsOptions::new().origin("https://a.example").protect_cross_origin(true);
+    /// let layer = CorsLayer::new(in_force)?.reloaded_by(&reload);
+    /// // Leaving `protect_cross_origin` out would switch protection off: refused.
+    /// let err = reload.reload(CorsOptions::new().origin("https://b.example")).unwrap_err();
+    /// assert!(err.widens());
+    /// assert_eq!(err.config_error().field(), "protect_cross_origin");
+    /// // Said explicitly, it is applied.
+    /// reload.reload(CorsOptions::new().origin("https://b.example").protect_cross_origin(false))?;
+    /// # drop(layer);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn reload(&self, options: CorsOptions) -> Result<(), ReloadError> {
-        let targets = self.lock();
+        self.replace(options, "the options given to `CorsReload::reload`")
+    }
+
+    /// [`reload`](Self::reload), with errors naming `given_in` as where the options come from.
+    pub(crate) fn replace(&self, options: CorsOptions, given_in: &str) -> Result<(), ReloadError> {
+        let mut targets = self.lock();
         let prepared = targets
             .iter()
-            .map(|target| target.prepare(&options))
+            .map(|registered| registered.target.prepare(&options, given_in))
             .collect::<Result<Vec<_>, _>>()?;
+        for registered in targets.iter() {
+            registered
+                .in_force
+                .replaceable_by(&options)
+                .map_err(|source| ReloadError::widening(given_in, source))?;
+        }
         for swap in prepared {
             swap();
+        }
+        for registered in targets.iter_mut() {
+            registered.in_force = options.clone();
         }
         Ok(())
     }
 
-    pub(crate) fn register(&self, target: impl Target) {
-        self.lock().push(Box::new(target));
+    /// Lets a reload replace `target`, whose options in force are `in_force`.
+    pub(crate) fn register(&self, target: impl Target, in_force: CorsOptions) {
+        self.lock().push(Registered {
+            target: Box::new(target),
+            in_force,
+        });
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Box<dyn Target>>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Registered>> {
         self.targets.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
 
 /// Why [`CorsReload::reload`] refused new options: they are invalid for a module, a route, or a
-/// [`CorsLayer`](crate::CorsLayer). The options in force stay.
+/// [`CorsLayer`](crate::CorsLayer), or they would widen the options in force by leaving one out
+/// ([`widens`](Self::widens)). The options in force stay.
 #[derive(Debug)]
 pub struct ReloadError {
     module: Option<&'static str>,
     route: Option<String>,
     given_in: String,
+    widens: bool,
     source: Box<CorsConfigError>,
 }
 
 impl ReloadError {
-    /// The module whose options the new ones make invalid; `None` for a `CorsLayer`.
+    /// The module whose options the new ones make invalid; `None` for a `CorsLayer`, and for
+    /// options that would widen those in force ([`widens`](Self::widens)).
     pub fn module(&self) -> Option<&'static str> {
         self.module
     }
@@ -119,6 +167,38 @@ impl ReloadError {
     /// The error of the engine, which names the option and the fix.
     pub fn config_error(&self) -> &CorsConfigError {
         &self.source
+    }
+
+    /// Whether the new options were refused because they leave out an option that the options
+    /// in force set, and whose default would allow more ([`CorsOptions::replaceable_by`]);
+    /// [`config_error`](Self::config_error) names it, and how to mean it.
+    pub fn widens(&self) -> bool {
+        self.widens
+    }
+
+    fn widening(given_in: &str, source: CorsConfigError) -> Self {
+        Self {
+            module: None,
+            route: None,
+            given_in: given_in.to_owned(),
+            widens: true,
+            source: Box::new(source),
+        }
+    }
+
+    /// Why, without where the options were given nor that the options in force stay: for a
+    /// log line that says both in its own words.
+    pub(crate) fn reason(&self) -> String {
+        if self.widens {
+            return format!("they would widen the policy in force: {}", self.source);
+        }
+        match (&self.route, self.module) {
+            (Some(route), Some(module)) => {
+                format!("{} (route `{route}` of module `{module}`)", self.source)
+            }
+            (None, Some(module)) => format!("{} (module `{module}`)", self.source),
+            _ => self.source.to_string(),
+        }
     }
 }
 
@@ -134,6 +214,7 @@ impl From<PlanError> for ReloadError {
                 module: Some(module),
                 route,
                 given_in,
+                widens: false,
                 source,
             },
             PlanError::MissingValue {
@@ -145,6 +226,7 @@ impl From<PlanError> for ReloadError {
                 module: Some(module),
                 route: None,
                 given_in,
+                widens: false,
                 source,
             },
         }
@@ -153,6 +235,15 @@ impl From<PlanError> for ReloadError {
 
 impl fmt::Display for ReloadError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.widens {
+            // The cause, printed after this line, names the option left out.
+            return write!(
+                f,
+                "{} would widen the options in force by leaving one out; \
+                 the options in force stay",
+                self.given_in
+            );
+        }
         write!(f, "invalid CORS options in {}, ", self.given_in)?;
         match (&self.route, self.module) {
             (Some(route), Some(module)) => write!(f, "for route `{route}` of module `{module}`")?,
@@ -175,7 +266,7 @@ type Swap = Box<dyn FnOnce() + Send>;
 
 /// What a reload replaces: it makes the new plans, and returns what swaps them in.
 pub(crate) trait Target: Send + Sync + 'static {
-    fn prepare(&self, options: &CorsOptions) -> Result<Swap, ReloadError>;
+    fn prepare(&self, options: &CorsOptions, given_in: &str) -> Result<Swap, ReloadError>;
 }
 
 /// One path of a module, as a reload makes its plan again.
@@ -197,10 +288,10 @@ pub(crate) struct ModuleReload {
 }
 
 impl Target for ModuleReload {
-    fn prepare(&self, options: &CorsOptions) -> Result<Swap, ReloadError> {
+    fn prepare(&self, options: &CorsOptions, given_in: &str) -> Result<Swap, ReloadError> {
         let application = ApplicationLevel {
             options: Some(options),
-            given_in: "the options given to `CorsReload::reload`",
+            given_in,
             reloadable: true,
         };
         let mut planner =
@@ -233,11 +324,12 @@ impl LayerReload {
 }
 
 impl Target for LayerReload {
-    fn prepare(&self, options: &CorsOptions) -> Result<Swap, ReloadError> {
+    fn prepare(&self, options: &CorsOptions, given_in: &str) -> Result<Swap, ReloadError> {
         let plan = RoutePlan::compile(options, None, true).map_err(|source| ReloadError {
             module: None,
             route: None,
-            given_in: "the options given to `CorsReload::reload`".to_owned(),
+            given_in: given_in.to_owned(),
+            widens: false,
             source: Box::new(source),
         })?;
         let plan = Arc::new(PathPlan::single(plan));

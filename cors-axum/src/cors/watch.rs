@@ -1,22 +1,38 @@
 //! [`CorsReload::watch_file`]: CORS options reloaded from their file when it changes.
+//!
+//! Deployments change a file in many ways: an editor writes it in place or renames a new file
+//! over it, a Kubernetes ConfigMap swaps the `..data` symlink its path goes through, a release
+//! replaces the whole folder. Rather than guess from an event's name which of these happened,
+//! any change in a folder the path goes through is a reason to read the file again through its
+//! path, and the text decides: options are reloaded only when it differs from the text in force.
 
 use std::fmt;
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::time::{Duration, Instant};
 
 use cors_axum_core::{BoxError, CorsOptions};
-use notify_debouncer_mini::notify::{RecommendedWatcher, RecursiveMode};
-use notify_debouncer_mini::{DebounceEventResult, Debouncer, new_debouncer};
+use notify::event::{AccessKind, AccessMode};
+use notify::{Event, EventKind, RecommendedWatcher, RecursiveMode, Watcher};
 
 use super::reload::CorsReload;
+use crate::unwind::panic_message;
 
-/// How long the file must rest before it is read: an editor's save is several events.
+/// How long the folders must rest before the file is read: an editor's save, or a ConfigMap's
+/// swap, is several events.
 const SETTLE: Duration = Duration::from_millis(100);
+
+/// The longest wait for the folders to rest, so that a folder that never rests is read anyway.
+const LONGEST_SETTLE: Duration = Duration::from_secs(1);
+
+/// The most symlinks followed from the watched path, as the kernel's own limit.
+const MOST_LINKS: usize = 40;
 
 /// Watches a file for [`CorsReload::watch_file`]; dropping it stops the watch.
 #[must_use = "the file is watched only while the `FileWatch` lives"]
 pub struct FileWatch {
-    _debouncer: Debouncer<RecommendedWatcher>,
+    stop: Sender<Message>,
 }
 
 impl fmt::Debug for FileWatch {
@@ -25,12 +41,19 @@ impl fmt::Debug for FileWatch {
     }
 }
 
-/// Why [`CorsReload::watch_file`] could not watch a file: it has no folder that exists, or the
+impl Drop for FileWatch {
+    fn drop(&mut self) {
+        // The watch's thread may have ended already; then there is nothing to stop.
+        let _ = self.stop.send(Message::Stop);
+    }
+}
+
+/// Why [`CorsReload::watch_file`] could not watch a file: its folder does not exist, or the
 /// system refused the watch (for example, too many watches).
 #[derive(Debug)]
 pub struct WatchError {
     path: PathBuf,
-    source: notify_debouncer_mini::notify::Error,
+    source: notify::Error,
 }
 
 impl fmt::Display for WatchError {
@@ -46,15 +69,23 @@ impl std::error::Error for WatchError {
 }
 
 impl CorsReload {
-    /// Reloads the options from the file at `path` whenever it changes: `read` turns the
-    /// file's text into options (for example `serde_json::from_str`, or the `cors` part of a
-    /// larger configuration). A file that cannot be read, that `read` refuses, or whose options
-    /// are invalid is logged (warn level, target `cors_axum`) and the options in force stay; a
-    /// valid one replaces them, logged at info level.
+    /// Reloads the options from the file at `path` whenever its text changes: `read` turns the
+    /// text into options (for example `serde_json::from_str`, or the `cors` part of a larger
+    /// configuration).
     ///
-    /// The file's folder is watched, so that a file replaced by a rename, as editors and
-    /// deployment tools save, is seen too. The watch lasts as long as the returned
-    /// [`FileWatch`].
+    /// The text of the file when the watch starts is taken to be in force. Each new text is
+    /// read once: valid options replace those in force, logged once at info level (target
+    /// `cors_axum`). A file that cannot be read, that `read` refuses or panics on, whose
+    /// options are invalid, or whose options would widen those in force by leaving one out
+    /// (see [`reload`](Self::reload)) is logged once at warn level, naming the file and why,
+    /// and the options in force stay; the watch goes on, and a later valid text is applied.
+    /// Reading the file (a backup, `cat`) changes nothing.
+    ///
+    /// The folder of the file is watched, and the folder of each symlink the path goes
+    /// through, followed again after every change: a file saved in place or replaced by a
+    /// rename, a symlink into another folder, a Kubernetes ConfigMap volume (whose `..data`
+    /// symlink is swapped) and a folder renamed away and replaced are all seen. The watch
+    /// lasts as long as the returned [`FileWatch`].
     ///
     /// ```no_run
     /// use cors_axum::cors::CorsReload;
@@ -74,56 +105,297 @@ impl CorsReload {
             path: path.clone(),
             source,
         };
-        let folder = match path.parent() {
-            Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
-            _ => PathBuf::from("."),
-        };
-        let name = path.file_name().map(ToOwned::to_owned);
-        let reload = self.clone();
-        let file = path.clone();
-        let mut debouncer = new_debouncer(SETTLE, move |events: DebounceEventResult| {
-            let changed = match events {
-                Ok(events) => events.iter().any(|e| e.path.file_name() == name.as_deref()),
-                Err(error) => {
-                    tracing::warn!(target: "cors_axum", "watching `{}`: {error}", file.display());
-                    false
-                }
-            };
-            if changed {
-                reload.reload_file(&file, &read);
-            }
+        let folder = folder_of(&path);
+        if !folder.is_dir() {
+            return Err(error(notify::Error::path_not_found().add_path(folder)));
+        }
+        let (sender, events) = mpsc::channel();
+        let to_watch = sender.clone();
+        let watcher = notify::recommended_watcher(move |event| {
+            // The watch's thread has ended when nobody receives: nothing to do.
+            let _ = to_watch.send(Message::Event(event));
         })
         .map_err(error)?;
-        debouncer
-            .watcher()
-            .watch(&folder, RecursiveMode::NonRecursive)
-            .map_err(error)?;
-        Ok(FileWatch {
-            _debouncer: debouncer,
-        })
+        let mut watch = Watch {
+            reload: self.clone(),
+            given_in: format!("the file `{}`", path.display()),
+            in_force: std::fs::read_to_string(&path).ok(),
+            file: path.clone(),
+            read: Box::new(read),
+            watcher,
+            folders: Vec::new(),
+            refused: None,
+            watch_error: None,
+        };
+        watch.follow().map_err(error)?;
+        std::thread::Builder::new()
+            .name("cors-axum-watch".to_owned())
+            .spawn(move || watch.run(&events))
+            .map_err(|e| error(notify::Error::io(e)))?;
+        Ok(FileWatch { stop: sender })
     }
+}
 
-    /// Reads `file` with `read` and reloads its options, logging the outcome.
-    fn reload_file(&self, file: &Path, read: &dyn Fn(&str) -> Result<CorsOptions, BoxError>) {
-        let shown = file.display();
-        let options = std::fs::read_to_string(file)
-            .map_err(BoxError::from)
-            .and_then(|text| read(&text));
-        let outcome = options
-            .map_err(|error| error.to_string())
-            .and_then(|options| {
-                self.reload(options).map_err(|error| {
-                    let cause = std::error::Error::source(&error).map(ToString::to_string);
-                    format!("{error}: {}", cause.unwrap_or_default())
-                })
-            });
-        match outcome {
-            Ok(()) => tracing::info!(target: "cors_axum", "CORS options reloaded from `{shown}`"),
-            Err(why) => tracing::warn!(
-                target: "cors_axum",
-                "CORS options not reloaded from `{shown}`, the options in force stay: {}",
-                why.escape_debug()
-            ),
+/// What the watch's thread receives.
+enum Message {
+    Event(notify::Result<Event>),
+    /// The [`FileWatch`] was dropped.
+    Stop,
+}
+
+/// What was last refused, so that it is logged once.
+#[derive(PartialEq)]
+enum Refused {
+    /// A text whose options were not applied.
+    Text(String),
+    /// Why the file could not be read.
+    Unreadable(String),
+}
+
+/// A folder watched, with its identity when it was watched: the same path may name another
+/// folder later (a folder renamed away and replaced).
+type Folder = (PathBuf, Option<(u64, u64)>);
+
+/// The user's closure that turns the file's text into options.
+type Read = dyn Fn(&str) -> Result<CorsOptions, BoxError> + Send;
+
+/// One watched file, on the watch's own thread.
+struct Watch {
+    reload: CorsReload,
+    file: PathBuf,
+    /// Where the options come from, for errors: the file.
+    given_in: String,
+    read: Box<Read>,
+    watcher: RecommendedWatcher,
+    folders: Vec<Folder>,
+    /// The text whose options are in force, as far as the watch knows.
+    in_force: Option<String>,
+    refused: Option<Refused>,
+    /// The last error of the watcher, logged once.
+    watch_error: Option<String>,
+}
+
+impl Watch {
+    /// Reads the file again after each change, until the [`FileWatch`] is dropped.
+    fn run(mut self, events: &Receiver<Message>) {
+        while self.next_change(events) {
+            // Nothing here should panic (the user's `read` is caught on its own), but should
+            // anything, the watch goes on.
+            let step = catch_unwind(AssertUnwindSafe(|| {
+                if let Err(error) = self.follow() {
+                    self.watch_failed(&error);
+                }
+                self.check();
+            }));
+            if let Err(panic) = step {
+                tracing::error!(
+                    target: "cors_axum",
+                    "watching `{}`: {}; the watch goes on",
+                    self.file.display(),
+                    panic_message(&*panic).escape_debug()
+                );
+            }
         }
     }
+
+    /// Waits for a change in a watched folder, then for the folders to rest; `false` when the
+    /// watch is dropped.
+    fn next_change(&mut self, events: &Receiver<Message>) -> bool {
+        loop {
+            match events.recv() {
+                Ok(Message::Event(event)) => {
+                    if self.is_change(event) {
+                        break;
+                    }
+                }
+                Ok(Message::Stop) | Err(_) => return false,
+            }
+        }
+        let rested_by = Instant::now() + LONGEST_SETTLE;
+        loop {
+            match events.recv_timeout(SETTLE) {
+                Ok(Message::Event(_)) if Instant::now() < rested_by => {}
+                Ok(Message::Event(_)) | Err(RecvTimeoutError::Timeout) => return true,
+                Ok(Message::Stop) | Err(RecvTimeoutError::Disconnected) => return false,
+            }
+        }
+    }
+
+    /// Whether `event` may have changed what the path reads: not a file opened, read or closed
+    /// unwritten (a reader's, or the watch's own read). An error of the watcher may have lost
+    /// events, so it counts as a change.
+    fn is_change(&mut self, event: notify::Result<Event>) -> bool {
+        match event {
+            Ok(event) => match event.kind {
+                EventKind::Access(kind) => kind == AccessKind::Close(AccessMode::Write),
+                _ => true,
+            },
+            Err(error) => {
+                self.watch_failed(&error);
+                true
+            }
+        }
+    }
+
+    /// Watches the folders the path goes through now, and only those; the first error, if a
+    /// folder cannot be watched (it is tried again after the next change).
+    fn follow(&mut self) -> notify::Result<()> {
+        let wanted: Vec<Folder> = folders(&self.file)
+            .into_iter()
+            .map(|folder| {
+                let id = folder_id(&folder);
+                (folder, id)
+            })
+            .collect();
+        let (kept, gone): (Vec<_>, Vec<_>) = std::mem::take(&mut self.folders)
+            .into_iter()
+            .partition(|folder| wanted.contains(folder));
+        for (folder, _) in gone {
+            // A folder deleted is no longer watched already.
+            let _ = self.watcher.unwatch(&folder);
+        }
+        self.folders = kept;
+        let mut outcome = Ok(());
+        for folder in wanted {
+            if self.folders.contains(&folder) {
+                continue;
+            }
+            match self.watcher.watch(&folder.0, RecursiveMode::NonRecursive) {
+                Ok(()) => self.folders.push(folder),
+                Err(error) => outcome = outcome.and(Err(error)),
+            }
+        }
+        outcome
+    }
+
+    /// Reads the file through its path, and applies its options if its text is new.
+    fn check(&mut self) {
+        let text = match std::fs::read_to_string(&self.file) {
+            Ok(text) => text,
+            Err(error) => {
+                let why = format!("cannot read the file: {error}");
+                return self.refuse(Refused::Unreadable(why.clone()), &why);
+            }
+        };
+        if self.in_force.as_ref() == Some(&text) {
+            self.refused = None;
+            return;
+        }
+        if matches!(&self.refused, Some(Refused::Text(refused)) if *refused == text) {
+            return;
+        }
+        match self.apply(&text) {
+            Ok(()) => {
+                tracing::info!(
+                    target: "cors_axum",
+                    "CORS options reloaded from `{}`",
+                    self.file.display()
+                );
+                self.in_force = Some(text);
+                self.refused = None;
+            }
+            Err(why) => self.refuse(Refused::Text(text), &why),
+        }
+    }
+
+    /// Turns `text` into options with the user's `read`, a panic caught, and reloads them.
+    fn apply(&self, text: &str) -> Result<(), String> {
+        let read = &self.read;
+        let options = match catch_unwind(AssertUnwindSafe(|| read(text))) {
+            Ok(Ok(options)) => options,
+            Ok(Err(error)) => return Err(error.to_string()),
+            Err(panic) => {
+                return Err(format!("reading them panicked: {}", panic_message(&*panic)));
+            }
+        };
+        self.reload
+            .replace(options, &self.given_in)
+            .map_err(|error| error.reason())
+    }
+
+    /// Logs, once for each thing refused, that the options in force stay, and why.
+    fn refuse(&mut self, refused: Refused, why: &str) {
+        if self.refused.as_ref() == Some(&refused) {
+            return;
+        }
+        tracing::warn!(
+            target: "cors_axum",
+            "CORS options not reloaded from `{}`, the options in force stay: {}",
+            self.file.display(),
+            why.escape_debug()
+        );
+        self.refused = Some(refused);
+    }
+
+    /// Logs an error of the watcher, once until another one.
+    fn watch_failed(&mut self, error: &notify::Error) {
+        let error = error.to_string();
+        if self.watch_error.as_ref() != Some(&error) {
+            tracing::warn!(
+                target: "cors_axum",
+                "watching `{}` for changes: {}",
+                self.file.display(),
+                error.escape_debug()
+            );
+            self.watch_error = Some(error);
+        }
+    }
+}
+
+/// The folders whose changes can change what `file` reads: the folder of the path and of each
+/// symlink it goes through, each resolved. A folder that does not exist is stood for by its
+/// nearest ancestor that does, so that its return is seen.
+fn folders(file: &Path) -> Vec<PathBuf> {
+    let mut folders = Vec::new();
+    let mut hop = file.to_path_buf();
+    for _ in 0..MOST_LINKS {
+        let folder = folder_of(&hop);
+        let existing = nearest_existing(&folder);
+        if !folders.contains(&existing) {
+            folders.push(existing);
+        }
+        match std::fs::read_link(&hop) {
+            // A relative target is relative to the link's folder; an absolute one replaces it.
+            Ok(target) => hop = folder.join(target),
+            Err(_) => break,
+        }
+    }
+    folders
+}
+
+/// The folder `path` is in, `.` for a bare name.
+fn folder_of(path: &Path) -> PathBuf {
+    match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
+/// `folder` resolved, or its nearest ancestor that exists.
+fn nearest_existing(mut folder: &Path) -> PathBuf {
+    loop {
+        if let Ok(real) = folder.canonicalize()
+            && real.is_dir()
+        {
+            return real;
+        }
+        match folder.parent() {
+            Some(parent) if !parent.as_os_str().is_empty() => folder = parent,
+            _ => return PathBuf::from("."),
+        }
+    }
+}
+
+/// Which folder `folder` names now: its device and inode.
+#[cfg(unix)]
+fn folder_id(folder: &Path) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    let metadata = std::fs::metadata(folder).ok()?;
+    Some((metadata.dev(), metadata.ino()))
+}
+
+/// Which folder `folder` names now: not known here, so a folder is known by its path.
+#[cfg(not(unix))]
+fn folder_id(_folder: &Path) -> Option<(u64, u64)> {
+    None
 }

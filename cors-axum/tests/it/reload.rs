@@ -1,5 +1,6 @@
 //! Reloading CORS options while the application serves: validated first, atomic for each
-//! request, for a module's paths, the `404` answer, and a plain `CorsLayer`.
+//! request, for a module's paths, the `404` answer, and a plain `CorsLayer`; never widened by an
+//! option left out; and, with the `watch` feature, from a file changed as deployments change it.
 
 use crate::common;
 
@@ -218,4 +219,455 @@ async fn reloads_under_load_give_no_mixed_answers_and_no_errors() {
     );
     assert!(total >= 2000);
     assert!(a > 0 && b > 0 && refused > 0, "{a} {b} {refused}");
+}
+
+const EVIL: &str = "https://evil.example";
+
+/// A cross-site `PUT` (unsafe) from `origin`, as a browser sends it.
+fn cross_site_put(origin: &'static str) -> http::Request<axum::body::Body> {
+    request(
+        "PUT",
+        "/items",
+        &[("origin", origin), ("sec-fetch-site", "cross-site")],
+    )
+}
+
+/// The application with origin A and cross-origin protection set in code, and its handle.
+fn protected_app() -> (CorsReload, Router) {
+    let reload = CorsReload::new();
+    let router = App::builder()
+        .provide(CorsOptions::new().origin(A).protect_cross_origin(true))
+        .cors_reload(&reload)
+        .router()
+        .unwrap();
+    (reload, router)
+}
+
+fn from_json(text: &str) -> CorsOptions {
+    serde_json::from_str(text).unwrap()
+}
+
+/// A reload that leaves out an option set in force, whose default allows more (`{}`: any
+/// origin; no `protect_cross_origin`: protection off), is refused, naming the option and how to
+/// mean it; said explicitly, the same widening is applied.
+#[tokio::test]
+async fn a_reload_may_not_widen_the_options_in_force_by_leaving_one_out() {
+    let (reload, router) = protected_app();
+    let err = reload.reload(from_json("{}")).unwrap_err();
+    assert!(err.widens(), "{err}");
+    assert_eq!(err.config_error().field(), "origin");
+    let cause = err.config_error().to_string();
+    assert!(cause.contains("any origin (`*`)"), "{cause}");
+    assert!(cause.contains(r#""origin": "*""#), "{cause}");
+    assert!(
+        cause.contains("`protect_cross_origin` is left out too"),
+        "{cause}"
+    );
+    assert_eq!(
+        err.to_string(),
+        "the options given to `CorsReload::reload` would widen the options in force by \
+         leaving one out; the options in force stay"
+    );
+    let err = reload
+        .reload(from_json(&format!(r#"{{"origin": ["{B}"]}}"#)))
+        .unwrap_err();
+    assert!(err.widens());
+    assert_eq!(err.config_error().field(), "protect_cross_origin");
+    assert!(err.config_error().to_string().contains("switched off"));
+
+    // Nothing changed: A only, and the cross-site `PUT` refused.
+    let answer = send(&router, request("GET", "/items", &[("origin", A)])).await;
+    assert_eq!(answer.header("access-control-allow-origin"), Some(A));
+    let answer = send(&router, request("GET", "/items", &[("origin", EVIL)])).await;
+    assert_eq!(answer.header("access-control-allow-origin"), None);
+    let answer = send(&router, cross_site_put(EVIL)).await;
+    assert_eq!(answer.status, StatusCode::FORBIDDEN);
+
+    // Said explicitly: applied.
+    reload
+        .reload(from_json(&format!(
+            r#"{{"origin": ["{B}"], "protect_cross_origin": false}}"#
+        )))
+        .unwrap();
+    let answer = send(&router, cross_site_put(EVIL)).await;
+    assert_eq!(answer.status, StatusCode::OK);
+    // `{}` leaves out the origin list now in force: still refused.
+    assert!(reload.reload(from_json("{}")).unwrap_err().widens());
+    reload.reload(from_json(r#"{"origin": "*"}"#)).unwrap();
+    let answer = send(&router, request("GET", "/items", &[("origin", EVIL)])).await;
+    assert_eq!(answer.header("access-control-allow-origin"), Some("*"));
+}
+
+/// The same for a plain `CorsLayer`: its options given to `CorsLayer::new` are in force.
+#[tokio::test]
+async fn a_plain_cors_layer_is_not_widened_by_an_option_left_out() {
+    let reload = CorsReload::new();
+    let layer = CorsLayer::new(
+        CorsOptions::new()
+            .origin(A)
+            .methods(["GET"])
+            .allow_headers(["x-a"]),
+    )
+    .unwrap()
+    .reloaded_by(&reload);
+    let router: Router = Router::new()
+        .route("/", axum::routing::get(|| async { "root" }))
+        .layer(layer);
+    let err = reload
+        .reload(CorsOptions::new().origin(B).methods(["GET"]))
+        .unwrap_err();
+    assert_eq!(err.config_error().field(), "allow_headers");
+    let err = reload
+        .reload(CorsOptions::new().origin(B).allow_headers(["x-a"]))
+        .unwrap_err();
+    assert_eq!(err.config_error().field(), "methods");
+    let answer = send(&router, request("GET", "/", &[("origin", A)])).await;
+    assert_eq!(answer.header("access-control-allow-origin"), Some(A));
+    // Options that allow less are always accepted.
+    reload
+        .reload(
+            CorsOptions::new()
+                .origin(B)
+                .methods(["GET"])
+                .allow_headers(["x-a"]),
+        )
+        .unwrap();
+    let answer = send(&router, request("GET", "/", &[("origin", B)])).await;
+    assert_eq!(answer.header("access-control-allow-origin"), Some(B));
+}
+
+/// `CorsReload::watch_file` over a served application, the file changed on disk as editors,
+/// symlinks, Kubernetes ConfigMaps and releases change it.
+#[cfg(feature = "watch")]
+mod watched {
+    use std::path::{Path, PathBuf};
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::time::Duration;
+
+    use cors_axum::cors::{CorsReload, FileWatch};
+    use cors_axum::engine::BoxError;
+    use cors_axum::prelude::*;
+
+    use super::common::wire::{http1, pipelined, serve};
+    use super::{A, App, B, EVIL};
+
+    const C: &str = "https://c.example";
+
+    /// A folder of its own under the system's temporary folder, removed when dropped.
+    struct Scratch(PathBuf);
+
+    impl Scratch {
+        fn new(name: &str) -> Self {
+            let path =
+                std::env::temp_dir().join(format!("cors-axum-watch-{}-{name}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&path);
+            std::fs::create_dir_all(&path).unwrap();
+            Self(path)
+        }
+
+        fn join(&self, path: &str) -> PathBuf {
+            self.0.join(path)
+        }
+    }
+
+    impl Drop for Scratch {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    fn options_of(origin: &str) -> String {
+        format!(r#"{{"origin": ["{origin}"]}}"#)
+    }
+
+    /// Reads options as JSON, counting its calls; panics on a text that says `panic`.
+    fn counting_reader(
+        reads: &Arc<AtomicUsize>,
+    ) -> impl Fn(&str) -> Result<CorsOptions, BoxError> + Send + 'static {
+        let reads = reads.clone();
+        move |text| {
+            reads.fetch_add(1, Ordering::SeqCst);
+            assert!(!text.contains("panic"), "the reader panics, as told");
+            Ok(serde_json::from_str(text)?)
+        }
+    }
+
+    /// The application with the options of `file`, served, and the watch of `file`.
+    async fn served_watching(
+        file: &Path,
+        reads: &Arc<AtomicUsize>,
+    ) -> (std::net::SocketAddr, FileWatch) {
+        let options = serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+        let reload = CorsReload::new();
+        let router = App::builder()
+            .provide::<CorsOptions>(options)
+            .cors_reload(&reload)
+            .router()
+            .unwrap();
+        let addr = serve(router).await;
+        let watch = reload.watch_file(file, counting_reader(reads)).unwrap();
+        (addr, watch)
+    }
+
+    /// Which of A, B, C and the evil origin are granted now, over the socket.
+    async fn granted(addr: std::net::SocketAddr) -> Vec<&'static str> {
+        let origins = [A, B, C, EVIL];
+        let requests: Vec<_> = origins
+            .iter()
+            .map(|origin| http1("GET", "/items", &[("origin", origin)], ""))
+            .collect();
+        let answers = pipelined(addr, &requests).await;
+        origins
+            .into_iter()
+            .zip(answers)
+            .filter(|(origin, answer)| answer.header("access-control-allow-origin") == Some(origin))
+            .map(|(origin, _)| origin)
+            .collect()
+    }
+
+    /// Waits, at most five seconds, until exactly `origins` are granted.
+    async fn until_granted(addr: std::net::SocketAddr, origins: &[&str]) {
+        for _ in 0..100 {
+            if granted(addr).await == origins {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        panic!(
+            "{:?} not granted within five seconds; granted: {:?}",
+            origins,
+            granted(addr).await
+        );
+    }
+
+    /// Waits, at most five seconds, until the reader was called `n` times.
+    async fn until_read(reads: &AtomicUsize, n: usize) {
+        for _ in 0..100 {
+            if reads.load(Ordering::SeqCst) >= n {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        panic!("read {} times, not {n}", reads.load(Ordering::SeqCst));
+    }
+
+    /// Long enough for a watch that would react to have reacted (ten times its rest).
+    async fn quiet() {
+        tokio::time::sleep(Duration::from_secs(1)).await;
+    }
+
+    #[cfg(unix)]
+    fn symlink(target: impl AsRef<Path>, link: impl AsRef<Path>) {
+        std::os::unix::fs::symlink(target, link).unwrap();
+    }
+
+    /// A ConfigMap volume as the kubelet writes it: `cors.json -> ..data/cors.json`,
+    /// `..data -> ..<timestamp>`, updated by writing a new timestamped folder, pointing
+    /// `..data_tmp` at it, renaming that over `..data`, and removing the old folder.
+    #[cfg(unix)]
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn watch_file_sees_a_kubernetes_configmap_update() {
+        let volume = Scratch::new("configmap");
+        let write_version = |stamp: &str, origin: &str| {
+            std::fs::create_dir(volume.join(stamp)).unwrap();
+            std::fs::write(volume.join(stamp).join("cors.json"), options_of(origin)).unwrap();
+        };
+        let swap_to = |stamp: &str| {
+            symlink(stamp, volume.join("..data_tmp"));
+            std::fs::rename(volume.join("..data_tmp"), volume.join("..data")).unwrap();
+        };
+        write_version("..2026_11_26_01_00_00.1", A);
+        symlink("..2026_11_26_01_00_00.1", volume.join("..data"));
+        symlink("..data/cors.json", volume.join("cors.json"));
+        let reads = Arc::new(AtomicUsize::new(0));
+        let (addr, _watch) = served_watching(&volume.join("cors.json"), &reads).await;
+        assert_eq!(granted(addr).await, [A]);
+
+        write_version("..2026_11_26_02_00_00.2", B);
+        swap_to("..2026_11_26_02_00_00.2");
+        std::fs::remove_dir_all(volume.join("..2026_11_26_01_00_00.1")).unwrap();
+        until_granted(addr, &[B]).await;
+
+        // And the next update, through the folder the first one made.
+        write_version("..2026_11_26_03_00_00.3", C);
+        swap_to("..2026_11_26_03_00_00.3");
+        std::fs::remove_dir_all(volume.join("..2026_11_26_02_00_00.2")).unwrap();
+        until_granted(addr, &[C]).await;
+        quiet().await;
+        assert_eq!(reads.load(Ordering::SeqCst), 2, "one read per update");
+    }
+
+    /// The watched path is a symlink into another folder: edits there, in place or by a rename,
+    /// are seen; so is the symlink pointed elsewhere.
+    #[cfg(unix)]
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn watch_file_follows_a_symlink_into_another_folder() {
+        let scratch = Scratch::new("symlink");
+        std::fs::create_dir(scratch.join("app")).unwrap();
+        std::fs::create_dir(scratch.join("shared")).unwrap();
+        std::fs::create_dir(scratch.join("other")).unwrap();
+        std::fs::write(scratch.join("shared/cors.json"), options_of(A)).unwrap();
+        symlink("../shared/cors.json", scratch.join("app/cors.json"));
+        let reads = Arc::new(AtomicUsize::new(0));
+        let (addr, _watch) = served_watching(&scratch.join("app/cors.json"), &reads).await;
+
+        std::fs::write(scratch.join("shared/cors.json"), options_of(B)).unwrap();
+        until_granted(addr, &[B]).await;
+        std::fs::write(scratch.join("shared/cors.json.new"), options_of(C)).unwrap();
+        std::fs::rename(
+            scratch.join("shared/cors.json.new"),
+            scratch.join("shared/cors.json"),
+        )
+        .unwrap();
+        until_granted(addr, &[C]).await;
+
+        // Pointed into a third folder, by an absolute path, then edited there.
+        std::fs::write(scratch.join("other/cors.json"), options_of(A)).unwrap();
+        symlink(
+            scratch.join("other/cors.json"),
+            scratch.join("app/cors.json.new"),
+        );
+        std::fs::rename(
+            scratch.join("app/cors.json.new"),
+            scratch.join("app/cors.json"),
+        )
+        .unwrap();
+        until_granted(addr, &[A]).await;
+        std::fs::write(scratch.join("other/cors.json"), options_of(B)).unwrap();
+        until_granted(addr, &[B]).await;
+    }
+
+    /// The file's folder renamed away and a new one put in its place, as a release does: the
+    /// new file is read, and the new folder watched from then on.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn watch_file_sees_its_folder_renamed_away_and_replaced() {
+        let scratch = Scratch::new("folder-swap");
+        std::fs::create_dir(scratch.join("conf")).unwrap();
+        std::fs::write(scratch.join("conf/cors.json"), options_of(A)).unwrap();
+        let reads = Arc::new(AtomicUsize::new(0));
+        let (addr, _watch) = served_watching(&scratch.join("conf/cors.json"), &reads).await;
+
+        std::fs::rename(scratch.join("conf"), scratch.join("conf.old")).unwrap();
+        std::fs::create_dir(scratch.join("conf")).unwrap();
+        std::fs::write(scratch.join("conf/cors.json"), options_of(B)).unwrap();
+        until_granted(addr, &[B]).await;
+        // The old folder no longer counts; the new one does.
+        std::fs::write(scratch.join("conf.old/cors.json"), options_of(EVIL)).unwrap();
+        std::fs::write(scratch.join("conf/cors.json"), options_of(C)).unwrap();
+        until_granted(addr, &[C]).await;
+
+        // Renamed away with nothing in its place for a while, then back.
+        std::fs::rename(scratch.join("conf"), scratch.join("conf.older")).unwrap();
+        quiet().await;
+        std::fs::create_dir(scratch.join("conf")).unwrap();
+        std::fs::write(scratch.join("conf/cors.json"), options_of(A)).unwrap();
+        until_granted(addr, &[A]).await;
+    }
+
+    /// Reading the file (a backup, `cat`) reloads nothing; a change is read once, and an
+    /// invalid text once, not again and again.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn watch_file_reloads_once_per_change_and_never_on_a_read() {
+        let scratch = Scratch::new("reads");
+        let file = scratch.join("cors.json");
+        std::fs::write(&file, options_of(A)).unwrap();
+        let reads = Arc::new(AtomicUsize::new(0));
+        let (addr, _watch) = served_watching(&file, &reads).await;
+        read_100_times_of(&file, A);
+        quiet().await;
+        assert_eq!(
+            reads.load(Ordering::SeqCst),
+            0,
+            "reading the file reloads nothing"
+        );
+
+        std::fs::write(&file, options_of(B)).unwrap();
+        until_granted(addr, &[B]).await;
+        quiet().await;
+        assert_eq!(reads.load(Ordering::SeqCst), 1, "one change, one read");
+        read_100_times_of(&file, B);
+        // The same text written again is no change.
+        std::fs::write(&file, options_of(B)).unwrap();
+        quiet().await;
+        assert_eq!(reads.load(Ordering::SeqCst), 1);
+
+        // An invalid origin: read once, refused, and B stays.
+        std::fs::write(&file, options_of("https://a.example/path")).unwrap();
+        until_read(&reads, 2).await;
+        quiet().await;
+        assert_eq!(
+            reads.load(Ordering::SeqCst),
+            2,
+            "an invalid text is read once"
+        );
+        assert_eq!(granted(addr).await, [B]);
+    }
+
+    /// Opens and reads `file` 100 times, as a reader would.
+    fn read_100_times_of(file: &Path, origin: &str) {
+        for _ in 0..100 {
+            assert!(std::fs::read_to_string(file).unwrap().contains(origin));
+        }
+    }
+
+    /// A reader that panics is an invalid file: the options in force stay, the watch goes on,
+    /// and the next valid text is applied.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn watch_file_survives_a_panicking_reader() {
+        let scratch = Scratch::new("panic");
+        let file = scratch.join("cors.json");
+        std::fs::write(&file, options_of(A)).unwrap();
+        let reads = Arc::new(AtomicUsize::new(0));
+        let (addr, _watch) = served_watching(&file, &reads).await;
+
+        std::fs::write(&file, r#"{"origin": ["https://b.example"], "panic": true}"#).unwrap();
+        until_read(&reads, 1).await;
+        quiet().await;
+        assert_eq!(granted(addr).await, [A]);
+        std::fs::write(&file, options_of(B)).unwrap();
+        until_granted(addr, &[B]).await;
+    }
+
+    /// A file cut down to `{}`, or one that leaves `protect_cross_origin` out, is refused:
+    /// the policy in force stays, over the socket.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn watch_file_refuses_a_file_that_widens_by_leaving_options_out() {
+        let scratch = Scratch::new("widen");
+        let file = scratch.join("cors.json");
+        std::fs::write(
+            &file,
+            format!(r#"{{"origin": ["{A}"], "protect_cross_origin": true}}"#),
+        )
+        .unwrap();
+        let reads = Arc::new(AtomicUsize::new(0));
+        let (addr, _watch) = served_watching(&file, &reads).await;
+        let cross_site_put = || {
+            http1(
+                "PUT",
+                "/items",
+                &[("origin", EVIL), ("sec-fetch-site", "cross-site")],
+                "",
+            )
+        };
+
+        std::fs::write(&file, "{}").unwrap();
+        until_read(&reads, 1).await;
+        std::fs::write(&file, options_of(B)).unwrap();
+        until_read(&reads, 2).await;
+        quiet().await;
+        assert_eq!(granted(addr).await, [A]);
+        let answers = pipelined(addr, &[cross_site_put()]).await;
+        assert_eq!(answers[0].status, http::StatusCode::FORBIDDEN);
+
+        // Said explicitly, applied.
+        std::fs::write(
+            &file,
+            format!(r#"{{"origin": ["{B}"], "protect_cross_origin": false}}"#),
+        )
+        .unwrap();
+        until_granted(addr, &[B]).await;
+        let answers = pipelined(addr, &[cross_site_put()]).await;
+        assert_eq!(answers[0].status, http::StatusCode::OK);
+    }
 }

@@ -516,7 +516,17 @@ async fn reloading_to_off_switches_unknown_paths_off_too() {
         assert!(!answer.has_any_cors_header(), "{:?}", answer.headers);
     }
 
-    reload.reload(CorsOptions::new().origin(EVIL)).unwrap();
+    // Switched back on explicitly: leaving `enabled` out where the options in force switch
+    // CORS off would widen them, and is refused.
+    assert!(
+        reload
+            .reload(CorsOptions::new().origin(EVIL))
+            .unwrap_err()
+            .widens()
+    );
+    reload
+        .reload(CorsOptions::new().origin(EVIL).enabled(true))
+        .unwrap();
     let [g, nothere, ..] = known_and_unknown(router, EVIL).await;
     assert_eq!(g.header("access-control-allow-origin"), Some(EVIL));
     assert_eq!(nothere.header("access-control-allow-origin"), Some(EVIL));
