@@ -14,12 +14,14 @@
 #
 #   bash scripts/build_cost.sh                 # 50 controllers, 3 runs, release included
 #   CONTROLLERS=20 RUNS=1 RELEASE=0 bash scripts/build_cost.sh
+#   APPS=ours bash scripts/build_cost.sh       # one side only (another checkout's, say)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 CONTROLLERS=${CONTROLLERS:-50}
 RUNS=${RUNS:-3}
 RELEASE=${RELEASE:-1}
+APPS=${APPS:-plain ours}
 WORK=${WORK:-$ROOT/target/build-cost}
 rm -rf "$WORK"
 mkdir -p "$WORK"
@@ -235,7 +237,7 @@ generate_plain
 echo "generated $CONTROLLERS controllers x 4 routes in $WORK/{ours,plain}" >&2
 
 declare -A cold_cpu cold_wall check build release crates
-for app in plain ours; do
+for app in $APPS; do
     (cd "$WORK/$app" && cargo fetch --quiet)
     echo "$app: cold dev build of everything" >&2
     read -r cold_cpu[$app] cold_wall[$app] < <(measure "$WORK/$app" cargo build)
@@ -248,6 +250,14 @@ for app in plain ours; do
     fi
 done
 
+if [ "$APPS" != "plain ours" ]; then
+    for app in $APPS; do
+        printf '%s: check %s, build %s, release %s, cold CPU %s, cold wall %s, crates %s\n' "$app" \
+            "${check[$app]}" "${build[$app]}" "${release[$app]:--}" "${cold_cpu[$app]}" \
+            "${cold_wall[$app]}" "${crates[$app]}"
+    done
+    exit 0
+fi
 row() { printf '| %s | %s | %s | %s |\n' "$1" "$2" "$3" "$(ratio "$2" "$3")"; }
 echo
 echo "$CONTROLLERS controllers x 4 routes; CPU seconds (user + sys), median of $RUNS"

@@ -10,7 +10,7 @@ use axum::routing::Route;
 use tower_layer::Layer;
 use tower_service::Service;
 
-use crate::build::{self, BuildInput};
+use crate::router::{self, BuildInput};
 use crate::cors::reload::CorsReload;
 use crate::error::BuildError;
 use crate::guard::{Guard, GuardFn};
@@ -187,7 +187,7 @@ impl<S: Clone + Send + Sync + 'static> ApplicationBuilder<S> {
 
     /// Builds the application. See [`Application::build`] for the errors.
     pub fn build(self) -> Result<Application<S>, BuildError> {
-        let (router, unsorted) = build::build(BuildInput {
+        let (router, unsorted) = router::build(BuildInput {
             root: self.root,
             providers: self.providers,
             guards: self.guards,

@@ -6,7 +6,7 @@
 extern crate self as cors_axum;
 
 mod application;
-mod build;
+mod router;
 mod context;
 mod controller;
 pub mod cors;

@@ -188,6 +188,7 @@ impl ReloadError {
 
     /// Why, without where the options were given nor that the options in force stay: for a
     /// log line that says both in its own words.
+    #[cfg(feature = "watch")]
     pub(crate) fn reason(&self) -> String {
         if self.widens {
             return format!("they would widen the policy in force: {}", self.source);

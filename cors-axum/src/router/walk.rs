@@ -163,7 +163,7 @@ impl<S: Clone + Send + Sync + 'static> Walk<S> {
         let first = (self.modules.len(), self.routes.len());
         self.add_module(name, prefix, controllers, providers, &passed_on)?;
         // The document's routes are the module's own; the routes it describes are known once
-        // the modules it imports are walked (`build/document.rs`).
+        // the modules it imports are walked (`router/document.rs`).
         #[cfg(feature = "openapi")]
         let document = own_openapi
             .map(|openapi| self.add_openapi(first, prefix, openapi))
