@@ -495,3 +495,35 @@ async fn bypass_paths_of_a_nested_layer_are_the_paths_the_client_sent() {
         StatusCode::FORBIDDEN
     );
 }
+
+/// Decided and documented (SECURITY.md, "Behind a proxy"): the `Host` a request arrives with is
+/// the one compared with `Origin`, as sent, and nothing a proxy adds is trusted.
+#[tokio::test]
+async fn behind_a_proxy_that_rewrites_host_same_origin_needs_fetch_metadata() {
+    let victim = "https://victim.example";
+    let post = |host: &'static str, headers: &[(&'static str, &'static str)]| {
+        let mut all = vec![("host", host), ("origin", victim)];
+        all.extend_from_slice(headers);
+        let mut request = request("POST", "/session", &all);
+        *request.body_mut() = axum::body::Body::from("user=a");
+        request
+    };
+    // The proxy forwarded `Host: backend:8080`: the browser's same-origin form post, without
+    // `Sec-Fetch-Site` (WebKit, older browsers), names another host than the request's.
+    let forwarded = [
+        ("x-forwarded-host", "victim.example"),
+        ("forwarded", "host=victim.example;proto=https"),
+    ];
+    let answer = send(&router(), post("backend:8080", &forwarded)).await;
+    assert_eq!(answer.status, StatusCode::FORBIDDEN);
+    // A trailing dot is another host to the comparison, refused the same way.
+    let answer = send(&router(), post("victim.example.", &[])).await;
+    assert_eq!(answer.status, StatusCode::FORBIDDEN);
+    // Browsers that send Fetch Metadata pass, whatever the proxy did to `Host`; so does the
+    // `Host` the browser sent.
+    let same_origin = [("sec-fetch-site", "same-origin")];
+    let answer = send(&router(), post("backend:8080", &same_origin)).await;
+    assert_eq!(answer.status, StatusCode::OK);
+    let answer = send(&router(), post("victim.example", &[])).await;
+    assert_eq!(answer.status, StatusCode::OK);
+}
