@@ -10,6 +10,7 @@ use axum::extract::FromRequestParts;
 use axum::extract::ws::WebSocketUpgrade;
 use common::wire::{http1, http1_handshake, http2, http2_handshake, pipelined, serve};
 use common::{Answer, request, send};
+use cors_axum::AllowOrigin;
 use cors_axum::prelude::*;
 use http::StatusCode;
 use http::request::Parts;
@@ -388,6 +389,28 @@ async fn a_websocket_route_without_cors_keeps_the_origin_check_unless_opted_out(
         opens(addr, "/ws/off", &format!("http://{addr}")).await,
         [false, true]
     );
+}
+
+#[tokio::test]
+async fn the_check_without_cors_needs_no_protection_and_awaits_an_asynchronous_decision() {
+    let listed = SocketApp::builder()
+        .provide(CorsOptions::new().origin(APP))
+        .router()
+        .unwrap();
+    let addr = serve(listed).await;
+    assert_eq!(opens(addr, "/ws/off", EVIL).await, [false, false]);
+    assert_eq!(opens(addr, "/ws/off", APP).await, [true, true]);
+    let looked_up = SocketApp::builder()
+        .provide(
+            CorsOptions::new().origin(AllowOrigin::async_predicate(|query| async move {
+                Ok(query.origin == APP)
+            })),
+        )
+        .router()
+        .unwrap();
+    let addr = serve(looked_up).await;
+    assert_eq!(opens(addr, "/ws/off", EVIL).await, [false, false]);
+    assert_eq!(opens(addr, "/ws/off", APP).await, [true, true]);
 }
 
 #[tokio::test]

@@ -325,12 +325,16 @@ fn protected<'a, B>(
         return Ok(());
     }
     let sent;
-    let cors = match request.extensions().get::<OriginalUri>() {
-        Some(original) if policy.has_cross_origin_bypass() => {
+    let original = policy
+        .has_cross_origin_bypass()
+        .then(|| request.extensions().get::<OriginalUri>())
+        .flatten();
+    let cors = match original {
+        Some(original) => {
             sent = cors.with_path_as_sent(original.0.path());
             &sent
         }
-        _ => cors,
+        None => cors,
     };
     if cors_on {
         policy.cross_origin(cors, host(request))
