@@ -313,7 +313,9 @@ impl CorsPolicy {
     /// ([`CorsOptions::enabled(false)`](CorsOptions::enabled)) but
     /// [`protect_cross_origin(true)`](CorsOptions::protect_cross_origin) is on: the rule of
     /// [`cross_origin`](Self::cross_origin), trusting no origin, so only same-origin unsafe
-    /// requests (and those of clients that are not browsers) pass.
+    /// requests (and those of clients that are not browsers) pass. No path is let through: for
+    /// the route's [`cross_origin_bypass`](CorsOptions::cross_origin_bypass) too, compile its
+    /// options and ask [`cross_origin_without_cors`](Self::cross_origin_without_cors).
     pub fn cross_origin_trusting_none<'a>(
         request: &CorsRequest<'a>,
         host: Option<&[u8]>,
