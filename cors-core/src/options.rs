@@ -450,6 +450,11 @@ impl CorsOptions {
     /// public feed) or one that authenticates each connection without cookies. In
     /// configuration files: `"check_websocket_origin": false`.
     ///
+    /// With cors-axum, the options of a `GET` or `CONNECT` route whose CORS is off are therefore
+    /// compiled like any others when the router is built, and an invalid one is a build error
+    /// naming the option, as it would be with CORS on (so is any, where cross-origin protection
+    /// is on).
+    ///
     /// ```
     /// use cors_axum_core::{CorsOptions, CorsPolicy, CorsRequest};
     /// use http::{HeaderMap, HeaderValue, Method};

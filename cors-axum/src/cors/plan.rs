@@ -30,7 +30,8 @@ pub(crate) enum RoutePlan {
         policy: Box<CorsPolicy>,
         passthrough: bool,
     },
-    /// CORS switched off: no CORS header, preflights refused. What stays on without CORS
+    /// CORS switched off: no CORS header; preflights refused where another route of the path
+    /// has CORS, passed on to the routes where none has. What stays on without CORS
     /// is decided by `checks`, the policy compiled from the route's options (its origins, bypass
     /// paths, protection and WebSocket switches), `None` where nothing stays on: unsafe
     /// cross-origin requests refused where cross-origin protection is on (trusting no origin,

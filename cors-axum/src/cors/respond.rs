@@ -307,8 +307,9 @@ fn host<B>(request: &Request<B>) -> Option<&[u8]> {
 }
 
 /// Cross-origin protection of `request` by `policy`'s rule: the origins it allows are trusted
-/// where CORS is on (`cors_on`); none is where it is off. The engine passes safe methods (and `CONNECT`,
-/// a WebSocket handshake) first too; asking here spares their requests the lookup of `Host`.
+/// where CORS is on (`cors_on`); none is where it is off. The engine passes safe methods (and
+/// `CONNECT`, a WebSocket handshake) first too; asking here spares their requests the lookup
+/// of `Host`.
 /// Bypass paths are matched against the path the client sent ([`OriginalUri`], which axum's
 /// router puts into the request before a nested router strips its prefix), looked up only
 /// where the policy has bypass paths.
