@@ -72,7 +72,9 @@ impl Route {
 /// The routes of a route table, as cors-axum's `RouteTable` prints it (its `Display`) or
 /// writes it as JSON (`{"routes":[{"method":..,"path":..,"cors":..,"generated":..}]}`),
 /// told apart by the first character. Generated `OPTIONS` routes are left out, as are `HEAD`
-/// and `OPTIONS` routes generally: the preflights of the path's other routes probe them.
+/// and `OPTIONS` routes generally: the preflights of the path's other routes probe them; and
+/// `CONNECT` routes, HTTP/2 WebSocket handshakes, which no page sends with `fetch()` (the
+/// WebSocket check of the path's `GET` route probes the handshake).
 ///
 /// ```
 /// let table = "\
@@ -113,7 +115,7 @@ fn checked(routes: Vec<Route>, what: &str) -> Result<Vec<Route>, AuditError> {
 }
 
 fn audited(method: &Method) -> bool {
-    !matches!(*method, Method::OPTIONS | Method::HEAD)
+    !matches!(*method, Method::OPTIONS | Method::HEAD | Method::CONNECT)
 }
 
 fn parse_method(text: &str, line: usize) -> Result<Method, AuditError> {

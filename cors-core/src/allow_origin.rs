@@ -644,8 +644,9 @@ fn origin_error(origin: &str, error: OriginConfigError) -> CorsConfigError {
             "`{origin}`: `*` must be the whole leftmost label of the host, e.g. `https://*.example.com`"
         ),
         OriginConfigError::WildcardOverAddress => format!(
-            "`{origin}`: an IP address has no subdomains; `*` goes over a domain name, e.g. \
-             `https://*.example.com`"
+            "`{origin}`: `*` over an IP address (or a host ending in a number, which browsers read \
+             as an IPv4 address) would match addresses, not subdomains; put `*` over a domain name, \
+             e.g. `https://*.example.com`, or list each address, e.g. `https://10.0.0.1`"
         ),
         OriginConfigError::WildcardInPort => format!(
             "`{origin}`: `*` in a port stands for the whole port, any port, e.g. `http://localhost:*`; \

@@ -21,10 +21,12 @@ pub(crate) fn check<'a>(
     trusted: impl FnOnce(&'a HeaderValue) -> bool,
 ) -> Result<(), Refusal<'a>> {
     // Safe methods change nothing (as long as handlers keep them so): the common case, so the
-    // first check and the cheapest.
+    // first check and the cheapest. `CONNECT` is a WebSocket handshake over HTTP/2 (RFC 8441;
+    // browsers send it for nothing else, and no form or `fetch()` can): decided like the `GET`
+    // of HTTP/1.1 it stands for, by the handshake's origin check.
     if matches!(
         *request.method(),
-        Method::GET | Method::HEAD | Method::OPTIONS
+        Method::GET | Method::HEAD | Method::OPTIONS | Method::CONNECT
     ) {
         return Ok(());
     }
@@ -110,12 +112,17 @@ impl Bypass {
         prefixes: Vec::new(),
     };
 
+    /// Whether no path is let through.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.exact.is_empty() && self.prefixes.is_empty()
+    }
+
     /// Whether `request` is let through by its path (a request without its URI is not).
     fn lets_through(&self, request: &CorsRequest<'_>) -> bool {
-        if self.exact.is_empty() && self.prefixes.is_empty() {
+        if self.is_empty() {
             return false;
         }
-        let Some(path) = request.uri().map(http::Uri::path) else {
+        let Some(path) = request.path_as_sent() else {
             return false;
         };
         self.exact.iter().any(|p| **p == *path)

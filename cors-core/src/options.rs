@@ -31,6 +31,7 @@ use crate::{
 /// | [`owned_public_suffixes`](Self::owned_public_suffixes) | none: no pattern over a public suffix |
 /// | [`protect_cross_origin`](Self::protect_cross_origin) | `false`: unsafe cross-origin requests reach the handler |
 /// | [`cross_origin_bypass`](Self::cross_origin_bypass) | none: protection, where on, covers every path |
+/// | [`check_websocket_origin`](Self::check_websocket_origin) | `true`: WebSocket handshakes from origins the policy does not allow are refused, with or without CORS |
 /// | [`origin_fallback`](Self::origin_fallback) | none: `origin` alone decides (code only, not in files) |
 /// | [`dangerously_allow_insecure_origins`](Self::dangerously_allow_insecure_origins) | `false`: with credentials, no plain-HTTP origin but loopback |
 ///
@@ -57,6 +58,7 @@ use crate::{
 ///     "preflight_passthrough": false,
 ///     "protect_cross_origin": true,
 ///     "cross_origin_bypass": ["/webhooks/*"],
+///     "check_websocket_origin": true,
 ///     "owned_public_suffixes": [],
 ///     "dangerously_allow_insecure_origins": false
 /// }"#).unwrap();
@@ -88,6 +90,7 @@ pub struct CorsOptions {
     pub(crate) dangerously_allow_insecure_origins: Option<bool>,
     pub(crate) protect_cross_origin: Option<bool>,
     pub(crate) cross_origin_bypass: Option<Vec<String>>,
+    pub(crate) check_websocket_origin: Option<bool>,
     #[cfg_attr(feature = "serde", serde(skip))]
     pub(crate) origin_fallback: Option<AllowOrigin>,
 }
@@ -434,6 +437,51 @@ impl CorsOptions {
         self
     }
 
+    /// Whether the origin of a WebSocket handshake is checked against the origins these options
+    /// allow (on by default). Browsers apply no CORS to WebSockets: any page may open one to
+    /// any server with the user's cookies, so a server that does not check `Origin` lets any
+    /// site act in the user's name over the socket (cross-site WebSocket hijacking). The check
+    /// ([`CorsPolicy::websocket_handshake`](crate::CorsPolicy::websocket_handshake)) follows
+    /// the allow list whether or not CORS headers are written: a route whose CORS is switched
+    /// off ([`enabled(false)`](Self::enabled), `cors = false`) keeps it, since switching CORS
+    /// off on a WebSocket route is a natural move that must not open it to every site.
+    ///
+    /// `false` is the explicit opt-out, for a socket that every site may open by design (a
+    /// public feed) or one that authenticates each connection without cookies. In
+    /// configuration files: `"check_websocket_origin": false`.
+    ///
+    /// With cors-axum, the options of a `GET` or `CONNECT` route whose CORS is off are therefore
+    /// compiled like any others when the router is built, and an invalid one is a build error
+    /// naming the option, as it would be with CORS on (so is any, where cross-origin protection
+    /// is on).
+    ///
+    /// ```
+    /// use cors_axum_core::{CorsOptions, CorsPolicy, CorsRequest};
+    /// use http::{HeaderMap, HeaderValue, Method};
+    ///
+    /// let mut headers = HeaderMap::new();
+    /// headers.insert("upgrade", HeaderValue::from_static("websocket"));
+    /// headers.insert("connection", HeaderValue::from_static("Upgrade"));
+    /// headers.insert("origin", HeaderValue::from_static("https://evil.example"));
+    /// let handshake = CorsRequest::new(&Method::GET, &headers);
+    ///
+    /// let checked = CorsPolicy::from_options(&CorsOptions::new().origin("https://app.example"))?;
+    /// assert!(checked.websocket(&handshake, None).is_err());
+    /// let open = CorsOptions::new().origin("https://app.example").check_websocket_origin(false);
+    /// assert!(CorsPolicy::from_options(&open)?.websocket(&handshake, None).is_ok());
+    /// # Ok::<(), cors_axum_core::CorsConfigError>(())
+    /// ```
+    pub fn check_websocket_origin(mut self, check: bool) -> Self {
+        self.check_websocket_origin = Some(check);
+        self
+    }
+
+    /// Whether WebSocket handshakes are checked
+    /// ([`check_websocket_origin`](Self::check_websocket_origin), on unless set to `false`).
+    pub fn checks_websocket_origin(&self) -> bool {
+        self.check_websocket_origin != Some(false)
+    }
+
     /// Whether these options switch cross-origin protection on
     /// ([`protect_cross_origin(true)`](Self::protect_cross_origin)), with or without CORS.
     pub fn protects_cross_origin(&self) -> bool {
@@ -504,6 +552,10 @@ impl CorsOptions {
             cross_origin_bypass: pick(
                 &self.cross_origin_bypass,
                 &more_specific.cross_origin_bypass,
+            ),
+            check_websocket_origin: pick(
+                &self.check_websocket_origin,
+                &more_specific.check_websocket_origin,
             ),
             origin_fallback: pick(&self.origin_fallback, &more_specific.origin_fallback),
         }
@@ -626,6 +678,7 @@ impl CorsOptions {
             dangerously_allow_insecure_origins,
             protect_cross_origin,
             cross_origin_bypass,
+            check_websocket_origin,
             origin_fallback,
         } = self;
         origin.is_none()
@@ -645,6 +698,7 @@ impl CorsOptions {
             && dangerously_allow_insecure_origins.is_none()
             && protect_cross_origin.is_none()
             && cross_origin_bypass.is_none()
+            && check_websocket_origin.is_none()
             && origin_fallback.is_none()
     }
 }

@@ -416,7 +416,9 @@ pub(crate) enum OriginConfigError {
     Syntax(OriginSyntaxError),
     SeveralWildcards,
     WildcardNotLeftmostLabel,
-    /// `*.` over an IPv6 address, which has no subdomains.
+    /// `*.` over an IP address, which has no subdomains: an IPv6 address, or a host ending in
+    /// a number (`*.0.0.1`), which browsers read as an IPv4 address (`https://127.0.0.1`,
+    /// `https://10.0.0.1`), never as a domain name.
     WildcardOverAddress,
     /// A `*` in the port other than the whole port (`:8*`).
     WildcardInPort,
@@ -507,7 +509,7 @@ pub(crate) fn parse_configured(input: &str) -> Result<ConfiguredOrigin, OriginCo
     let parsed = parse(probe.as_bytes()).map_err(OriginConfigError::Syntax)?;
     let lowercase = |bytes: &[u8]| bytes.to_ascii_lowercase().into_boxed_slice();
     let host = if subdomains {
-        if parsed.host.first() == Some(&b'[') {
+        if parsed.host.first() == Some(&b'[') || ends_in_a_number(parsed.host) {
             return Err(OriginConfigError::WildcardOverAddress);
         }
         let mut suffix = Vec::with_capacity(parsed.host.len() + 1);
@@ -526,6 +528,21 @@ pub(crate) fn parse_configured(input: &str) -> Result<ConfiguredOrigin, OriginCo
             PortPattern::Is(parsed.port)
         },
     }))
+}
+
+/// Whether `host` ends in a number, as the URL standard's host parser asks ("ends in a number
+/// checker"): its last label (a trailing dot ignored) is decimal digits, or `0x` and hex digits.
+/// Browsers parse such a host as an IPv4 address, so `x.0.0.1` is never a subdomain of `0.0.1`.
+fn ends_in_a_number(host: &[u8]) -> bool {
+    let host = host.strip_suffix(b".").unwrap_or(host);
+    let last = host.rsplit(|&b| b == b'.').next().unwrap_or(host);
+    let hex = last
+        .strip_prefix(b"0x")
+        .or_else(|| last.strip_prefix(b"0X"));
+    match hex {
+        Some(digits) => digits.iter().all(u8::is_ascii_hexdigit),
+        None => !last.is_empty() && last.iter().all(u8::is_ascii_digit),
+    }
 }
 
 /// An authority's host and, after its last `:` (outside an IPv6 address's brackets), port.
@@ -1105,6 +1122,24 @@ mod tests {
             parse_configured("https://*.[::1]:*"),
             Err(WildcardOverAddress)
         );
+        // A host that ends in a number is an IPv4 address to browsers: `*.0.0.1` would grant
+        // `https://127.0.0.1` and `https://10.0.0.1`.
+        for pattern in [
+            "https://*.0.0.1",
+            "https://*.0.1:*",
+            "http://*.1",
+            "https://*.example.0x7f",
+            "https://*.example.255",
+        ] {
+            assert_eq!(
+                parse_configured(pattern),
+                Err(WildcardOverAddress),
+                "{pattern}"
+            );
+        }
+        for pattern in ["https://*.1password.com", "https://*.example.x1"] {
+            assert!(parse_configured(pattern).is_ok(), "{pattern}");
+        }
         assert_eq!(
             parse_configured("https://*.example.com/"),
             Err(Syntax(OriginSyntaxError::Path))

@@ -75,6 +75,8 @@ pub struct CorsPolicy {
     protect_cross_origin: bool,
     /// [`CorsOptions::cross_origin_bypass`].
     cross_origin_bypass: crate::cross_origin::Bypass,
+    /// [`CorsOptions::check_websocket_origin`].
+    check_websocket_origin: bool,
 }
 
 /// Whether a preflight asks for private network access
@@ -167,6 +169,7 @@ impl CorsPolicy {
             cross_origin_bypass: crate::cross_origin::Bypass::compile(
                 options.cross_origin_bypass.as_deref().unwrap_or_default(),
             )?,
+            check_websocket_origin: options.checks_websocket_origin(),
         })
     }
 
@@ -250,7 +253,9 @@ impl CorsPolicy {
     /// policy's):
     ///
     /// 1. `GET`, `HEAD` and `OPTIONS` pass: safe methods, which must change nothing (preflights
-    ///    are `OPTIONS`).
+    ///    are `OPTIONS`). `CONNECT` passes too: browsers send it only as an HTTP/2 WebSocket
+    ///    handshake (RFC 8441), decided like the HTTP/1.1 `GET` it stands for by
+    ///    [`websocket_handshake`](Self::websocket_handshake).
     /// 2. `Sec-Fetch-Site: same-origin` or `none` (the user's own navigation) passes. Any other
     ///    value (`cross-site`, `same-site`, an unknown value, several lines) is refused with
     ///    [`Refusal::CrossSiteRequest`] unless the origin is trusted.
@@ -308,12 +313,65 @@ impl CorsPolicy {
     /// ([`CorsOptions::enabled(false)`](CorsOptions::enabled)) but
     /// [`protect_cross_origin(true)`](CorsOptions::protect_cross_origin) is on: the rule of
     /// [`cross_origin`](Self::cross_origin), trusting no origin, so only same-origin unsafe
-    /// requests (and those of clients that are not browsers) pass.
+    /// requests (and those of clients that are not browsers) pass. No path is let through: for
+    /// the route's [`cross_origin_bypass`](CorsOptions::cross_origin_bypass) too, compile its
+    /// options and ask [`cross_origin_without_cors`](Self::cross_origin_without_cors).
     pub fn cross_origin_trusting_none<'a>(
         request: &CorsRequest<'a>,
         host: Option<&[u8]>,
     ) -> Result<(), Refusal<'a>> {
         crate::cross_origin::check(request, host, &crate::cross_origin::Bypass::NONE, |_| false)
+    }
+
+    /// Cross-origin protection of a route whose CORS is switched off
+    /// ([`CorsOptions::enabled(false)`](CorsOptions::enabled)), with this policy compiled from
+    /// its options: the rule of [`cross_origin`](Self::cross_origin) trusting no origin, as
+    /// [`cross_origin_trusting_none`](Self::cross_origin_trusting_none), but letting through
+    /// the paths of [`cross_origin_bypass`](CorsOptions::cross_origin_bypass) (an OIDC
+    /// `form_post` or SAML callback is often declared without CORS). `Ok` when protection is
+    /// off.
+    ///
+    /// ```
+    /// use cors_axum_core::{CorsOptions, CorsPolicy, CorsRequest};
+    /// use http::{HeaderMap, HeaderValue, Method, Uri};
+    ///
+    /// let options = CorsOptions::new()
+    ///     .enabled(false)
+    ///     .protect_cross_origin(true)
+    ///     .cross_origin_bypass(["/callbacks/*"]);
+    /// let policy = CorsPolicy::from_options(&options)?;
+    /// let mut headers = HeaderMap::new();
+    /// headers.insert("sec-fetch-site", HeaderValue::from_static("cross-site"));
+    /// headers.insert("origin", HeaderValue::from_static("https://idp.example"));
+    /// let to = |uri| CorsRequest::new(&Method::POST, &headers).with_uri(uri);
+    /// let callback = Uri::from_static("/callbacks/oidc");
+    /// assert!(policy.cross_origin_without_cors(&to(&callback), None).is_ok());
+    /// let form = Uri::from_static("/session");
+    /// assert!(policy.cross_origin_without_cors(&to(&form), None).is_err());
+    /// # Ok::<(), cors_axum_core::CorsConfigError>(())
+    /// ```
+    pub fn cross_origin_without_cors<'a>(
+        &self,
+        request: &CorsRequest<'a>,
+        host: Option<&[u8]>,
+    ) -> Result<(), Refusal<'a>> {
+        if !self.protect_cross_origin {
+            return Ok(());
+        }
+        crate::cross_origin::check(request, host, &self.cross_origin_bypass, |_| false)
+    }
+
+    /// Whether [`cross_origin_bypass`](CorsOptions::cross_origin_bypass) lists any path: a
+    /// caller that matches bypass paths against another path than the request's URI (the
+    /// path a client sent, before a nested router stripped its prefix) looks it up only then.
+    pub fn has_cross_origin_bypass(&self) -> bool {
+        !self.cross_origin_bypass.is_empty()
+    }
+
+    /// Whether WebSocket handshakes are checked
+    /// ([`CorsOptions::check_websocket_origin`], on by default).
+    pub fn checks_websocket_origin(&self) -> bool {
+        self.check_websocket_origin
     }
 
     /// The origin decision of a WebSocket handshake: `Ok` for a request that is not an HTTP/1.1
@@ -339,7 +397,8 @@ impl CorsPolicy {
     /// or an HTTP/2 extended `CONNECT` with `:protocol` `websocket` (RFC 8441).
     ///
     /// Passes: a handshake without `Origin` (not a browser); any handshake under
-    /// [`AllowOrigin::any()`](crate::AllowOrigin::any), as the policy allows every origin; an
+    /// [`AllowOrigin::any()`](crate::AllowOrigin::any), as the policy allows every origin, or
+    /// with [`check_websocket_origin(false)`](CorsOptions::check_websocket_origin); an
     /// `Origin` naming `host` (the request's `Host` or HTTP/2 authority, compared as
     /// [`cross_origin`](Self::cross_origin) does: same origin, so no hijacking; `None` skips
     /// this); an origin the policy allows, as it would grant it on an actual request (an
@@ -371,7 +430,7 @@ impl CorsPolicy {
     ) -> Result<(), Refusal<'a>> {
         match request.origin_lines() {
             Lines::Absent => Ok(()),
-            _ if self.any_origin => Ok(()),
+            _ if self.any_origin || !self.check_websocket_origin => Ok(()),
             Lines::Several => Err(Refusal::SeveralOrigins),
             Lines::One(origin)
                 if host.is_some_and(|host| crate::origin::names_host(origin.as_bytes(), host)) =>

@@ -19,7 +19,20 @@ pub(crate) enum Section {
         expect(dead_code, reason = "only the bundled list names private suffixes")
     )]
     Private,
+    /// Top-level names kept off the public DNS for networks of their own ([`PRIVATE_USE`]):
+    /// only an organisation's resolvers answer under them, so an organisation may declare one
+    /// its own ([`OwnedSuffixes`]).
+    PrivateUse,
 }
+
+/// Top-level names that no registry delegates, for names of private networks: `internal`
+/// (reserved by ICANN for private use, 2024), `corp`, `home` and `mail` (which ICANN resolved in
+/// 2018 never to delegate, after name collisions), `local` (multicast DNS, RFC 6762) and the
+/// names RFC 2606 reserves, `test`, `example` and `invalid`. Every other top-level domain,
+/// listed or not, may be delegated some day, and stays a public suffix.
+pub(crate) const PRIVATE_USE: [&str; 8] = [
+    "internal", "corp", "home", "mail", "local", "test", "example", "invalid",
+];
 
 /// The section of the list `domain` (lowercase, without a trailing dot) is in, when it is a
 /// public suffix itself; `None` when sites are registered above it, not under it.
@@ -28,8 +41,12 @@ pub(crate) fn section_of(domain: &[u8]) -> Option<Section> {
     if domain == b"localhost" {
         return None;
     }
-    // Every top-level domain, listed or not (`com`, `internal`), is one.
+    // Every top-level domain, listed or not (`com`, `internal`), is one; a few are kept for
+    // private networks.
     if !domain.contains(&b'.') {
+        if PRIVATE_USE.iter().any(|name| name.as_bytes() == domain) {
+            return Some(Section::PrivateUse);
+        }
         return Some(Section::Icann);
     }
     listed_section(domain)
@@ -177,7 +194,9 @@ impl OwnedSuffixes {
                     format!(
                         "`{suffix}` is a top-level domain or in the ICANN section of the Public Suffix \
                          List: anyone may register a site under it, so no one owns it; only suffixes of \
-                         the private section (such as a platform's own `myplatform.app`) may be declared"
+                         the private section (such as a platform's own `myplatform.app`) and the names \
+                         kept for private networks ({}) may be declared",
+                        private_use_names()
                     ),
                 ));
             }
@@ -189,6 +208,11 @@ impl OwnedSuffixes {
     fn contains(&self, domain: &[u8]) -> bool {
         self.0.iter().any(|owned| **owned == *domain)
     }
+}
+
+/// The names of [`PRIVATE_USE`], as an error message lists them.
+fn private_use_names() -> String {
+    PRIVATE_USE.map(|name| format!("`{name}`")).join(", ")
 }
 
 /// Why a pattern over `domain` (`*.domain`) would allow strangers' sites, if it would: the
@@ -205,7 +229,13 @@ pub(crate) fn refused_pattern(
             "`{pattern}` would match every site registered under the public suffix `{shown}`; put `*` \
              over a domain you control, e.g. {example}"
         )),
-        Section::Private if owned.contains(domain) => None,
+        Section::Private | Section::PrivateUse if owned.contains(domain) => None,
+        Section::PrivateUse => Some(format!(
+            "`{pattern}` would match every name under `{shown}`, a top-level name kept for private \
+             networks, which no one owns on the public internet; put `*` over a domain you control, \
+             e.g. {example}, or, if your network alone resolves `{shown}`, declare it with \
+             `owned_public_suffixes([\"{shown}\"])`"
+        )),
         Section::Private => Some(format!(
             "`{pattern}` would match every site of every customer of `{shown}`, a public suffix (private \
              section of the Public Suffix List); put `*` over a domain you control, e.g. {example}, or, if \
@@ -221,7 +251,9 @@ mod tests {
     #[test]
     fn top_level_domains_and_localhost() {
         assert_eq!(section_of(b"com"), Some(Section::Icann));
-        assert_eq!(section_of(b"internal"), Some(Section::Icann));
+        assert_eq!(section_of(b"internal"), Some(Section::PrivateUse));
+        assert_eq!(section_of(b"corp"), Some(Section::PrivateUse));
+        assert_eq!(section_of(b"lan"), Some(Section::Icann));
         assert_eq!(section_of(b"localhost"), None);
         assert_eq!(section_of(b"example.com"), None);
         assert_eq!(section_of(b"a.example.com"), None);

@@ -80,6 +80,8 @@ pub struct CorsRequest<'a> {
     method: &'a Method,
     headers: &'a HeaderMap,
     uri: Option<&'a Uri>,
+    /// The path the client sent, where it is not the URI's.
+    path_as_sent: Option<&'a str>,
     origin: Lines<'a>,
     /// `Access-Control-Request-Method`, looked up only for `OPTIONS` requests with an `Origin`.
     requested_method: Lines<'a>,
@@ -114,6 +116,7 @@ impl<'a> CorsRequest<'a> {
             method,
             headers,
             uri: None,
+            path_as_sent: None,
             origin,
             requested_method,
             origin_answer: None,
@@ -125,6 +128,39 @@ impl<'a> CorsRequest<'a> {
     pub fn with_uri(mut self, uri: &'a Uri) -> Self {
         self.uri = Some(uri);
         self
+    }
+
+    /// The request with the path its client sent, where the URI given with
+    /// [`with_uri`](Self::with_uri) is not it: under axum's `Router::nest`, the nested router
+    /// sees the path without its prefix, and the client's is in the request's `OriginalUri`.
+    /// [Cross-origin bypass paths](crate::CorsOptions::cross_origin_bypass) are matched against
+    /// it; origin decisions still see the URI.
+    ///
+    /// ```
+    /// use cors_axum_core::{CorsOptions, CorsPolicy, CorsRequest};
+    /// use http::{HeaderMap, HeaderValue, Method, Uri};
+    ///
+    /// let policy = CorsPolicy::from_options(
+    ///     &CorsOptions::new().protect_cross_origin(true).cross_origin_bypass(["/api/hooks/*"]),
+    /// )?;
+    /// let mut headers = HeaderMap::new();
+    /// headers.insert("sec-fetch-site", HeaderValue::from_static("cross-site"));
+    /// let stripped = Uri::from_static("/hooks/github");
+    /// let request = CorsRequest::new(&Method::POST, &headers).with_uri(&stripped);
+    /// assert!(policy.cross_origin(&request, None).is_err());
+    /// let request = request.with_path_as_sent("/api/hooks/github");
+    /// assert!(policy.cross_origin(&request, None).is_ok());
+    /// # Ok::<(), cors_axum_core::CorsConfigError>(())
+    /// ```
+    pub fn with_path_as_sent(mut self, path: &'a str) -> Self {
+        self.path_as_sent = Some(path);
+        self
+    }
+
+    /// The path the client sent: the one given with
+    /// [`with_path_as_sent`](Self::with_path_as_sent), or else the URI's.
+    pub fn path_as_sent(&self) -> Option<&'a str> {
+        self.path_as_sent.or_else(|| self.uri.map(Uri::path))
     }
 
     /// The request with the answer of the asynchronous origin decision that
@@ -183,11 +219,17 @@ impl<'a> CorsRequest<'a> {
         }
     }
 
-    /// Whether this is an HTTP/1.1 WebSocket handshake (RFC 6455): a `GET` whose `Upgrade`
-    /// lists `websocket` and whose `Connection` lists `upgrade`, both case-insensitively. Its
-    /// origin is decided by [`CorsPolicy::websocket`](crate::CorsPolicy::websocket). (An HTTP/2
-    /// handshake is an extended `CONNECT`, RFC 8441, which the caller recognises from its
-    /// `:protocol`.) Looks the two headers up on each call.
+    /// Whether this is an HTTP/1.1 WebSocket handshake (RFC 6455) as a server may upgrade it:
+    /// a `GET` whose `Upgrade` lists `websocket` and whose `Connection` contains `upgrade`,
+    /// both case-insensitively. Its origin is decided by
+    /// [`CorsPolicy::websocket`](crate::CorsPolicy::websocket). (An HTTP/2 handshake is an
+    /// extended `CONNECT`, RFC 8441, which the caller recognises from its `:protocol`.)
+    ///
+    /// `Connection` is read as axum's `WebSocketUpgrade` reads it, which upgrades when the
+    /// value *contains* `upgrade` anywhere (`keep-alive-upgrade`, `upgradex`, `Upgrade;q=1`):
+    /// every request such a server would upgrade is recognised, so none escapes the origin
+    /// decision, at the price of also deciding on a few requests a stricter server would not
+    /// upgrade. Looks `Upgrade` up first on each call: a request without it costs one lookup.
     ///
     /// ```
     /// use cors_axum_core::CorsRequest;
@@ -198,11 +240,13 @@ impl<'a> CorsRequest<'a> {
     /// headers.insert("connection", HeaderValue::from_static("keep-alive, Upgrade"));
     /// assert!(CorsRequest::new(&Method::GET, &headers).is_websocket_upgrade());
     /// assert!(!CorsRequest::new(&Method::POST, &headers).is_websocket_upgrade());
+    /// headers.insert("connection", HeaderValue::from_static("keep-alive-upgrade"));
+    /// assert!(CorsRequest::new(&Method::GET, &headers).is_websocket_upgrade());
     /// ```
     pub fn is_websocket_upgrade(&self) -> bool {
         self.method == Method::GET
             && lists_token(self.headers, &UPGRADE, b"websocket")
-            && lists_token(self.headers, &CONNECTION, b"upgrade")
+            && contains_ignoring_case(self.headers, &CONNECTION, b"upgrade")
     }
 
     pub(crate) fn origin_lines(&self) -> Lines<'a> {
@@ -229,6 +273,16 @@ fn lists_token(headers: &HeaderMap, name: &HeaderName, token: &[u8]) -> bool {
         line.as_bytes()
             .split(|&b| b == b',')
             .any(|element| element.trim_ascii().eq_ignore_ascii_case(token))
+    })
+}
+
+/// Whether any line of header `name` contains `needle` (lower case), compared
+/// case-insensitively, anywhere in the line.
+fn contains_ignoring_case(headers: &HeaderMap, name: &HeaderName, needle: &[u8]) -> bool {
+    headers.get_all(name).iter().any(|line| {
+        line.as_bytes()
+            .windows(needle.len())
+            .any(|window| window.eq_ignore_ascii_case(needle))
     })
 }
 

@@ -194,8 +194,10 @@ impl PublicController {
     }
 
     /// Echoes what a WebSocket sends. A handshake from an origin the CORS options do not allow
-    /// is refused with `403` before it gets here: browsers apply no CORS to WebSockets.
+    /// is refused with `403` before it gets here: browsers apply no CORS to WebSockets. `GET`
+    /// serves HTTP/1.1's handshake, `CONNECT` HTTP/2's (RFC 8441), decided alike.
     #[route("GET", "ws")]
+    #[route("CONNECT", "ws")]
     async fn echo(upgrade: WebSocketUpgrade) -> Response {
         upgrade.on_upgrade(|mut socket| async move {
             while let Some(Ok(message)) = socket.recv().await {

@@ -155,7 +155,11 @@ fn check_protection(policy: &CorsPolicy, request: &HeaderMap, cors_request: &Cor
     let method = cors_request.method();
     let host = request.get(HOST).map(HeaderValue::as_bytes);
     let granted = policy.actual(cors_request).is_allowed();
-    let safe = matches!(*method, Method::GET | Method::HEAD | Method::OPTIONS);
+    // `CONNECT` is an HTTP/2 WebSocket handshake to protection, decided by the handshake's check.
+    let safe = matches!(
+        *method,
+        Method::GET | Method::HEAD | Method::OPTIONS | Method::CONNECT
+    );
     match policy.cross_origin(cors_request, host) {
         Ok(()) => {
             if policy.protects_cross_origin() && !safe && site_says_cross_origin(request) {

@@ -3,6 +3,7 @@
 //! `404`, the session cookie, the OpenAPI document.
 
 use crate::api;
+use crate::common::wire;
 use crate::openapi_spec;
 
 use axum::body::Body;
@@ -299,13 +300,31 @@ async fn a_websocket_upgrades_from_the_configured_origin_only() {
     assert!(head.contains("upgrade: websocket"), "{head}");
 }
 
-/// The routes of the table `cargo run --example app` prints but the generated `OPTIONS` ones,
-/// as `METHOD /path`, each with its controller.
+#[tokio::test]
+async fn its_websocket_opens_over_http2_as_over_http1() {
+    let addr = serve().await;
+    for (origin, status) in [
+        ("https://evil.example", StatusCode::FORBIDDEN),
+        (PAGE, StatusCode::OK),
+    ] {
+        let answer = wire::http2_handshake(addr, "/ws", &[("origin", origin)]).await;
+        assert_eq!(answer, status, "{origin}");
+    }
+}
+
+/// The routes of the table `cargo run --example app` prints but the generated `OPTIONS` ones
+/// and `CONNECT`, as `METHOD /path`, each with its controller.
 fn printed_routes(printed: &str) -> Vec<(String, String)> {
     printed
         .lines()
         .skip(1)
-        .filter(|line| !line.starts_with("warning: ") && !line.ends_with("CorsModule::options"))
+        // The generated `OPTIONS` routes, and `CONNECT` (the HTTP/2 WebSocket handshake), which
+        // has no place in an OpenAPI path item.
+        .filter(|line| {
+            !line.starts_with("warning: ")
+                && !line.ends_with("CorsModule::options")
+                && !line.starts_with("CONNECT ")
+        })
         .map(|line| {
             let fields: Vec<&str> = line.split_whitespace().collect();
             let controller = fields[fields.len() - 1].split("::").next().unwrap();

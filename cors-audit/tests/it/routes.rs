@@ -148,11 +148,11 @@ fn audited(json: &serde_json::Value) -> Vec<String> {
         .collect()
 }
 
-/// The routes of a table, less the generated `OPTIONS` ones and `HEAD`.
+/// The routes of a table, less the generated `OPTIONS` ones, `HEAD` and `CONNECT`.
 fn table_routes(table: &cors_axum::RouteTable) -> Vec<String> {
     table
         .iter()
-        .filter(|r| r.method() != "OPTIONS" && r.method() != "HEAD")
+        .filter(|r| !["OPTIONS", "HEAD", "CONNECT"].contains(&r.method().as_str()))
         .map(|r| format!("{} {}", r.method(), r.path()))
         .collect()
 }

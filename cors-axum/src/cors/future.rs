@@ -168,9 +168,11 @@ fn remove_cors_headers(headers: &mut HeaderMap) {
 }
 
 /// Adds a preflight answer's CORS headers to the answer of the route's own `OPTIONS` handler:
-/// its `Access-Control-*` headers replace any the handler set, its `Vary` names are merged,
-/// and nothing else is copied, least of all framing headers such as `Content-Length`, which
-/// belong to the handler's body.
+/// its `Access-Control-*` headers replace any the handler set, its `Vary` names are merged, its
+/// `Cache-Control` (there only where `preflight_cache_control` is configured: the configured
+/// value on a grant, `no-store` on a refusal) replaces the handler's, and nothing else is
+/// copied, least of all framing headers such as `Content-Length`, which belong to the
+/// handler's body.
 fn add_preflight_headers(headers: &mut HeaderMap, cors: HeaderMap) {
     remove_cors_headers(headers);
     let mut name = None;
@@ -180,6 +182,8 @@ fn add_preflight_headers(headers: &mut HeaderMap, cors: HeaderMap) {
         let Some(name) = &name else { continue };
         if *name == header::VARY {
             merge_vary(headers, &value);
+        } else if *name == header::CACHE_CONTROL {
+            headers.insert(header::CACHE_CONTROL, value);
         } else if is_cors_response_header(name) {
             headers.append(name.clone(), value);
         }

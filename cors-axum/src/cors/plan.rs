@@ -30,9 +30,14 @@ pub(crate) enum RoutePlan {
         policy: Box<CorsPolicy>,
         passthrough: bool,
     },
-    /// CORS switched off: no CORS header, preflights refused; unsafe cross-origin requests
-    /// refused too where `protect` (cross-origin protection) is on.
-    Off { protect: bool },
+    /// CORS switched off: no CORS header; preflights refused where another route of the path
+    /// has CORS, passed on to the routes where none has. What stays on without CORS
+    /// is decided by `checks`, the policy compiled from the route's options (its origins, bypass
+    /// paths, protection and WebSocket switches), `None` where nothing stays on: unsafe
+    /// cross-origin requests refused where cross-origin protection is on (trusting no origin,
+    /// letting the bypass paths through), WebSocket handshakes from an origin the options do
+    /// not allow refused unless `check_websocket_origin(false)`.
+    Off { checks: Option<Box<CorsPolicy>> },
 }
 
 impl RoutePlan {
@@ -45,9 +50,12 @@ impl RoutePlan {
         reloadable: bool,
     ) -> Result<Self, CorsConfigError> {
         if !options.is_enabled() {
-            return Ok(RoutePlan::Off {
-                protect: options.protects_cross_origin(),
+            let handshakes = methods.is_none_or(|methods| {
+                methods
+                    .iter()
+                    .any(|m| *m == Method::GET || *m == Method::CONNECT)
             });
+            return RoutePlan::off(options, handshakes, reloadable);
         }
         let policy = match (methods, reloadable) {
             (Some(methods), false) => CorsPolicy::for_route(options, methods)?,
@@ -62,6 +70,41 @@ impl RoutePlan {
             policy: Box::new(policy),
             passthrough: options.passes_preflight_through(),
         })
+    }
+
+    /// The plan of a route whose CORS is switched off by `options`: the checks that stay on,
+    /// the WebSocket handshake's only where the route may upgrade (`handshakes`).
+    pub(crate) fn off(
+        options: &CorsOptions,
+        handshakes: bool,
+        reloadable: bool,
+    ) -> Result<Self, CorsConfigError> {
+        let websocket = handshakes && options.checks_websocket_origin();
+        if !options.protects_cross_origin() && !websocket {
+            return Ok(RoutePlan::Off { checks: None });
+        }
+        let options = &options.clone().check_websocket_origin(websocket);
+        let checks = if reloadable {
+            CorsPolicy::from_options_reloadable(options)?
+        } else {
+            CorsPolicy::from_options(options)?
+        };
+        Ok(RoutePlan::Off {
+            checks: Some(Box::new(checks)),
+        })
+    }
+
+    /// The policy that decides a request's origin: the CORS policy where CORS is on; where it
+    /// is off, the checks' only for a WebSocket handshake (`handshake`, asked only then), the
+    /// one request whose origin they decide.
+    pub(crate) fn origin_policy(&self, handshake: impl FnOnce() -> bool) -> Option<&CorsPolicy> {
+        match self {
+            RoutePlan::On { policy, .. } => Some(policy),
+            RoutePlan::Off {
+                checks: Some(checks),
+            } if checks.checks_websocket_origin() && handshake() => Some(checks),
+            RoutePlan::Off { .. } => None,
+        }
     }
 
     /// The policy, where CORS is on.
@@ -81,6 +124,8 @@ pub(crate) struct PathPlan {
     by_method: Vec<(Method, RoutePlan)>,
     /// Whether any of its policies decides origins asynchronously.
     asynchronous: bool,
+    /// Whether CORS is on for any route of the path.
+    has_cors: bool,
     /// The `Vary` of a preflight answer refused because CORS is off for the method asked for,
     /// on a path where it is on for another: the answers to preflights of one URL differ by
     /// the request headers of a preflight, so a cache must keep them apart.
@@ -91,9 +136,13 @@ impl PathPlan {
     pub(crate) fn new(default: RoutePlan, by_method: Vec<(Method, RoutePlan)>) -> Self {
         let plans = || std::iter::once(&default).chain(by_method.iter().map(|(_, plan)| plan));
         let asynchronous = plans()
-            .filter_map(RoutePlan::policy)
-            .any(CorsPolicy::decides_origins_asynchronously);
+            .filter_map(|plan| match plan {
+                RoutePlan::On { policy, .. } => Some(policy),
+                RoutePlan::Off { checks } => checks.as_ref(),
+            })
+            .any(|policy| policy.decides_origins_asynchronously());
         let some_off = plans().any(|plan| matches!(plan, RoutePlan::Off { .. }));
+        let has_cors = plans().any(|plan| matches!(plan, RoutePlan::On { .. }));
         let off_preflight_vary = if some_off {
             preflight_vary(plans().filter_map(RoutePlan::policy))
         } else {
@@ -103,6 +152,7 @@ impl PathPlan {
             default,
             by_method,
             asynchronous,
+            has_cors,
             off_preflight_vary,
         }
     }
@@ -148,11 +198,7 @@ impl PathPlan {
 
     /// Whether CORS is on for any route of the path.
     pub(crate) fn has_cors(&self) -> bool {
-        matches!(self.default, RoutePlan::On { .. })
-            || self
-                .by_method
-                .iter()
-                .any(|(_, plan)| matches!(plan, RoutePlan::On { .. }))
+        self.has_cors
     }
 
     /// Whether the plan does nothing to any request: CORS off for every route, and no
@@ -160,7 +206,7 @@ impl PathPlan {
     pub(crate) fn is_inert(&self) -> bool {
         std::iter::once(&self.default)
             .chain(self.by_method.iter().map(|(_, plan)| plan))
-            .all(|plan| matches!(plan, RoutePlan::Off { protect: false }))
+            .all(|plan| matches!(plan, RoutePlan::Off { checks: None }))
     }
 
     /// Whether a request may need an asynchronous origin decision first.
@@ -405,7 +451,18 @@ impl ModulePlanner {
     /// The plan of the answer to paths that match no route (`404`): the module's options, for
     /// whatever method a preflight asks for, since no route says otherwise.
     pub(crate) fn unknown_path(&self) -> Result<PathPlan, PlanError> {
+        if !self.options.is_enabled() {
+            // No handler answers an unknown path, so nothing upgrades there.
+            let plan = RoutePlan::off(&self.options, false, self.reloadable)
+                .map_err(|source| cors_error(self.recipe.module, self.given_in(), source))?;
+            return Ok(PathPlan::single(plan));
+        }
         Ok(PathPlan::single(self.compile(&self.options, None, None)?))
+    }
+
+    /// Where the module's options were given, for errors.
+    fn given_in(&self) -> String {
+        format!("the CORS options of `{}`", self.recipe.module)
     }
 
     /// The plan of a path where some routes have options of their own.
@@ -446,14 +503,25 @@ impl ModulePlanner {
                 .iter()
                 .all(|(_, p)| matches!(p, RoutePlan::Off { .. }))
         {
-            default = RoutePlan::Off {
-                protect: self.options.protects_cross_origin(),
-            };
+            default = RoutePlan::off(&self.options, false, self.reloadable)
+                .map_err(|source| cors_error(self.recipe.module, self.given_in(), source))?;
         }
         // `HEAD` is answered by the `GET` route unless the path has a `HEAD` route of its own.
         let has_head = routes.iter().any(|r| r.method == Method::HEAD);
-        if !has_head && let Some((_, get)) = by_method.iter().find(|(m, _)| *m == Method::GET) {
-            by_method.push((Method::HEAD, get.clone()));
+        let get = by_method
+            .iter()
+            .find(|(m, _)| *m == Method::GET)
+            .map(|(_, get)| get.clone());
+        if let Some(get) = get {
+            if !has_head {
+                by_method.push((Method::HEAD, get.clone()));
+            }
+            // An HTTP/2 WebSocket handshake (an extended `CONNECT`, RFC 8441) is the `GET` of
+            // HTTP/1.1 over another protocol: decided by the `GET` route's plan, unless a
+            // `CONNECT` route has options of its own.
+            if !by_method.iter().any(|(m, _)| *m == Method::CONNECT) {
+                by_method.push((Method::CONNECT, get));
+            }
         }
         Ok((Arc::new(PathPlan::new(default, by_method)), coverage))
     }
@@ -475,7 +543,7 @@ impl ModulePlanner {
                     given_in: given_in.to_owned(),
                     source: Box::new(source),
                 },
-                None => cors_error(module, format!("the CORS options of `{module}`"), source),
+                None => cors_error(module, self.given_in(), source),
             }
         })
     }

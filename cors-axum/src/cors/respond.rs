@@ -6,6 +6,7 @@
 use std::sync::Arc;
 
 use axum::body::Body;
+use axum::extract::OriginalUri;
 use axum::response::Response;
 use cors_axum_core::{
     ActualDecision, CorsPolicy, CorsRequest, OriginAnswer, OriginLookup, Refusal, RequestKind,
@@ -162,12 +163,17 @@ impl PathCors {
         if answer.is_none()
             && plan.is_asynchronous()
             && let Some(lookup) = route
-                .policy()
+                .origin_policy(|| is_handshake(&cors, request))
                 .and_then(|policy| policy.origin_lookup(&cors))
         {
             return Step::Lookup(lookup);
         }
         if cors.kind() == RequestKind::Preflight {
+            if !plan.has_cors() {
+                // No CORS on the path (its plan is there for the checks that stay on without
+                // it): the preflight is the route's own matter, a `405` without a handler.
+                return Step::Untouched;
+            }
             let answer = self.preflight(plan, route, &cors, request);
             if plan.passes_preflight_through() {
                 return Step::Passthrough(answer.into_parts().0.headers);
@@ -176,15 +182,13 @@ impl PathCors {
         }
         let policy = match route {
             RoutePlan::On { policy, .. } => policy,
-            RoutePlan::Off { protect } => {
-                if *protect && let Err(refusal) = protected(&cors, request, None) {
-                    return Step::Answer(self.forbidden(request, "unsafe request", &refusal));
-                }
-                return Step::Untouched;
-            }
+            RoutePlan::Off { checks: None } => return Step::Untouched,
+            RoutePlan::Off {
+                checks: Some(checks),
+            } => return self.without_cors(checks, &cors, request),
         };
         if policy.protects_cross_origin()
-            && let Err(refusal) = protected(&cors, request, Some(policy))
+            && let Err(refusal) = protected(&cors, request, policy, true)
         {
             return Step::Answer(self.forbidden(request, "unsafe request", &refusal));
         }
@@ -202,6 +206,30 @@ impl PathCors {
             }
         }
         Step::Decided(decision)
+    }
+
+    /// What stays on where CORS is off, as `checks` (compiled from the route's options) says:
+    /// cross-origin protection trusting no origin, and the origin check of a WebSocket
+    /// handshake, which follows the allow list whether or not CORS headers are written.
+    fn without_cors<B>(
+        &self,
+        checks: &CorsPolicy,
+        cors: &CorsRequest<'_>,
+        request: &Request<B>,
+    ) -> Step {
+        if checks.protects_cross_origin()
+            && let Err(refusal) = protected(cors, request, checks, false)
+        {
+            return Step::Answer(self.forbidden(request, "unsafe request", &refusal));
+        }
+        // Without `Origin` a handshake passes: asked first, so that the other requests cost
+        // no header lookup.
+        if cors.kind() != RequestKind::NotCors
+            && let Err(refusal) = websocket(checks, cors, request)
+        {
+            return Step::Answer(self.forbidden(request, "WebSocket handshake", &refusal));
+        }
+        Step::Untouched
     }
 
     /// The answer to a preflight, without calling any handler.
@@ -278,40 +306,64 @@ fn host<B>(request: &Request<B>) -> Option<&[u8]> {
         .or_else(|| request.uri().authority().map(|a| a.as_str().as_bytes()))
 }
 
-/// Cross-origin protection of `request`: its policy's rule (the origins it allows are trusted),
-/// or, where CORS is off (`policy` is `None`), the rule trusting no origin. The engine passes
-/// safe methods first too; asking here spares their requests the lookup of `Host`.
+/// Cross-origin protection of `request` by `policy`'s rule: the origins it allows are trusted
+/// where CORS is on (`cors_on`); none is where it is off. The engine passes safe methods (and
+/// `CONNECT`, a WebSocket handshake) first too; asking here spares their requests the lookup
+/// of `Host`.
+/// Bypass paths are matched against the path the client sent ([`OriginalUri`], which axum's
+/// router puts into the request before a nested router strips its prefix), looked up only
+/// where the policy has bypass paths.
 fn protected<'a, B>(
     cors: &CorsRequest<'a>,
     request: &'a Request<B>,
-    policy: Option<&CorsPolicy>,
+    policy: &CorsPolicy,
+    cors_on: bool,
 ) -> Result<(), Refusal<'a>> {
     if matches!(
         *request.method(),
-        Method::GET | Method::HEAD | Method::OPTIONS
+        Method::GET | Method::HEAD | Method::OPTIONS | Method::CONNECT
     ) {
         return Ok(());
     }
-    match policy {
-        Some(policy) => policy.cross_origin(cors, host(request)),
-        None => CorsPolicy::cross_origin_trusting_none(cors, host(request)),
+    let sent;
+    let original = policy
+        .has_cross_origin_bypass()
+        .then(|| request.extensions().get::<OriginalUri>())
+        .flatten();
+    let cors = match original {
+        Some(original) => {
+            sent = cors.with_path_as_sent(original.0.path());
+            &sent
+        }
+        None => cors,
+    };
+    if cors_on {
+        policy.cross_origin(cors, host(request))
+    } else {
+        policy.cross_origin_without_cors(cors, host(request))
     }
 }
 
-/// The origin decision of a WebSocket handshake: an HTTP/1.1 upgrade, or an HTTP/2 extended
-/// `CONNECT` (RFC 8441; a `CONNECT` that reaches a route is one, whatever its `:protocol`, so
-/// no handshake escapes the decision); `Ok` for any other request.
+/// Whether `request` is a WebSocket handshake: an HTTP/1.1 upgrade as axum's
+/// `WebSocketUpgrade` would upgrade it, or an HTTP/2 extended `CONNECT` (RFC 8441; a `CONNECT`
+/// that reaches a route is one, whatever its `:protocol`, so no handshake escapes the
+/// decision). Only a `GET` looks a header up (`Upgrade`, then `Connection`).
+fn is_handshake<B>(cors: &CorsRequest<'_>, request: &Request<B>) -> bool {
+    match *request.method() {
+        Method::CONNECT => true,
+        Method::GET => cors.is_websocket_upgrade(),
+        _ => false,
+    }
+}
+
+/// The origin decision of a WebSocket handshake ([`is_handshake`]) by `policy`; `Ok` for any
+/// other request.
 fn websocket<'a, B>(
     policy: &CorsPolicy,
     cors: &CorsRequest<'a>,
     request: &'a Request<B>,
 ) -> Result<(), Refusal<'a>> {
-    let handshake = match *request.method() {
-        Method::CONNECT => true,
-        Method::GET => cors.is_websocket_upgrade(),
-        _ => false,
-    };
-    if !handshake {
+    if !is_handshake(cors, request) {
         return Ok(());
     }
     policy.websocket_handshake(cors, host(request))

@@ -361,6 +361,72 @@ async fn a_plain_cors_layer_with_passthrough_keeps_the_handlers_framing() {
 }
 
 #[tokio::test]
+async fn a_passed_on_preflight_gets_the_configured_cache_control() {
+    let layer = CorsLayer::new(
+        CorsOptions::new()
+            .origin(ALLOWED)
+            .preflight_passthrough(true)
+            .preflight_cache_control("public, max-age=600"),
+    )
+    .unwrap();
+    let router = Router::new()
+        .route(
+            "/pt",
+            axum::routing::options(|| async {
+                (
+                    StatusCode::OK,
+                    [("cache-control", "private, max-age=5")],
+                    "own answer\n",
+                )
+            }),
+        )
+        .route("/public", axum::routing::get(|| async { "public\n" }))
+        .layer(layer);
+    let addr = serve(router).await;
+    let refused = [("origin", EVIL), ("access-control-request-method", "GET")];
+    let answers = pipelined(
+        addr,
+        &[
+            http1("OPTIONS", "/pt", &preflight("GET"), ""),
+            http1("OPTIONS", "/pt", &refused, ""),
+            http1("GET", "/public", &[], ""),
+        ],
+    )
+    .await;
+    assert_eq!(answers[0].text(), "own answer\n");
+    assert_eq!(
+        answers[0].header("cache-control"),
+        Some("public, max-age=600")
+    );
+    assert_eq!(answers[1].text(), "own answer\n");
+    assert_eq!(answers[1].header("cache-control"), Some("no-store"));
+    assert_eq!(answers[2].text(), "public\n");
+    let answer = http2(addr, request("OPTIONS", "/pt", &preflight("GET"))).await;
+    assert_eq!(answer.header("cache-control"), Some("public, max-age=600"));
+    let answer = http2(addr, request("OPTIONS", "/pt", &refused)).await;
+    assert_eq!(answer.header("cache-control"), Some("no-store"));
+
+    // Without the option, the handler's own stays.
+    let plain = CorsLayer::new(
+        CorsOptions::new()
+            .origin(ALLOWED)
+            .preflight_passthrough(true),
+    );
+    let router = Router::new()
+        .route(
+            "/pt",
+            axum::routing::options(|| async { ([("cache-control", "max-age=5")], "own\n") }),
+        )
+        .layer(plain.unwrap());
+    let answer = http2(
+        serve(router).await,
+        request("OPTIONS", "/pt", &preflight("GET")),
+    )
+    .await;
+    assert_eq!(answer.header("cache-control"), Some("max-age=5"));
+}
+
+#[tokio::test]
 async fn cors_headers_a_handler_sets_are_the_plans_on_a_path_under_cors() {
     let router = WireApp::router().unwrap();
     let answer = send(&router, request("GET", "/sets-cors", &[("origin", EVIL)])).await;

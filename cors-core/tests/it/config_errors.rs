@@ -454,18 +454,90 @@ fn patterns_over_public_suffixes_are_refused_naming_the_suffix() {
 
 #[test]
 fn patterns_over_top_level_domains_are_refused_with_or_without_the_list() {
-    for pattern in ["https://*.com", "https://*.internal:*", "http://*.test"] {
+    for pattern in ["https://*.com", "https://*.lan:*", "http://*.dev"] {
         let err = err(CorsOptions::new()
             .origin(pattern)
             .owned_public_suffixes(["example.org"]));
         assert_eq!(err.field(), "origin");
         assert!(err.to_string().contains("public suffix"), "{err}");
     }
-    let err = err(CorsOptions::new().owned_public_suffixes(["com"]));
-    assert_eq!(err.field(), "owned_public_suffixes");
-    assert!(err.to_string().contains("no one owns it"), "{err}");
+    for owned in ["com", "lan", "dev"] {
+        let err = err(CorsOptions::new().owned_public_suffixes([owned]));
+        assert_eq!(err.field(), "owned_public_suffixes");
+        assert!(err.to_string().contains("no one owns it"), "{err}");
+        assert!(err.to_string().contains("`internal`, `corp`"), "{err}");
+    }
     // Loopback names are no one's registrations.
     assert!(CorsPolicy::from_options(&CorsOptions::new().origin("http://*.localhost:*")).is_ok());
+}
+
+#[test]
+fn patterns_under_names_kept_for_private_networks_are_declared_owned() {
+    for (pattern, name) in [
+        ("https://*.internal", "internal"),
+        ("https://*.corp:*", "corp"),
+        ("http://*.test", "test"),
+    ] {
+        let err = err(CorsOptions::new().origin(pattern));
+        assert_eq!(err.field(), "origin");
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "invalid CORS option `origin`: `{pattern}` would match every name under `{name}`, a \
+                 top-level name kept for private networks, which no one owns on the public \
+                 internet; put `*` over a domain you control, e.g. `{}`, or, if your network alone \
+                 resolves `{name}`, declare it with `owned_public_suffixes([\"{name}\"])`",
+                pattern.replacen("*.", "*.example.", 1)
+            )
+        );
+        let owned = CorsOptions::new()
+            .origin(pattern)
+            .owned_public_suffixes([name.to_ascii_uppercase()]);
+        assert!(CorsPolicy::from_options(&owned).is_ok(), "{pattern}");
+    }
+    // Declaring one name does not declare another.
+    let err = err(CorsOptions::new()
+        .origin("https://*.corp")
+        .owned_public_suffixes(["internal"]));
+    assert_eq!(err.value(), Some("https://*.corp"));
+    // Below such a name, a domain is the organisation's own already.
+    assert!(
+        CorsPolicy::from_options(&CorsOptions::new().origin("https://*.acme.internal")).is_ok()
+    );
+}
+
+#[test]
+fn patterns_over_ip_addresses_are_refused_naming_the_fix() {
+    for pattern in [
+        "https://*.0.0.1",
+        "http://*.168.1.1:*",
+        "https://*.1",
+        "https://*.[::1]",
+    ] {
+        let err = err(CorsOptions::new().origin(pattern));
+        assert_eq!(err.field(), "origin");
+        assert_eq!(err.value(), Some(pattern));
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "invalid CORS option `origin`: `{pattern}`: `*` over an IP address (or a host ending \
+                 in a number, which browsers read as an IPv4 address) would match addresses, not \
+                 subdomains; put `*` over a domain name, e.g. `https://*.example.com`, or list each \
+                 address, e.g. `https://10.0.0.1`"
+            )
+        );
+    }
+    // Exact addresses stay allowed, and so do names with digits.
+    for origin in [
+        "https://10.0.0.1",
+        "https://*.1password.com",
+        "https://*.s3.example",
+    ] {
+        assert!(
+            CorsPolicy::from_options(&CorsOptions::new().origin(origin)).is_ok(),
+            "{origin}"
+        );
+    }
 }
 
 #[cfg(feature = "serde")]

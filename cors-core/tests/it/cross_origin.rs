@@ -84,6 +84,10 @@ const CASES: &[Case] = &[
     ("GET", &["cross-site"], &["https://evil.example"], Some(HOST), Trust::List, Pass),
     ("HEAD", &["cross-site"], &["https://evil.example"], Some(HOST), Trust::Any, Pass),
     ("OPTIONS", &["cross-site"], &["https://evil.example"], Some(HOST), Trust::NoCors, Pass),
+    // `CONNECT` is an HTTP/2 WebSocket handshake (RFC 8441), decided like the HTTP/1.1 `GET`
+    // it stands for by the handshake's origin check. Go: refused as an unsafe method.
+    ("CONNECT", &["cross-site"], &["https://evil.example"], Some(HOST), Trust::Any, Pass),
+    ("CONNECT", &[], &["https://evil.example"], Some(HOST), Trust::NoCors, Pass),
     // Methods are case-sensitive: `get` is not `GET`. Go: the same (`req.Method` compared exactly).
     ("get", &["cross-site"], &["https://evil.example"], Some(HOST), Trust::List, CrossSite),
     // `same-origin` and `none` pass, whatever the origin. Go: the same.

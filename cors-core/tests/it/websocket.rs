@@ -15,7 +15,7 @@ const HANDSHAKE: [(&str, &str); 2] = [("upgrade", "websocket"), ("connection", "
 
 #[test]
 fn recognises_http1_upgrades_only() {
-    let upgrades: [&[(&str, &str)]; 6] = [
+    let upgrades: [&[(&str, &str)]; 11] = [
         &HANDSHAKE,
         &[
             ("upgrade", "WebSocket"),
@@ -33,6 +33,16 @@ fn recognises_http1_upgrades_only() {
             ("connection", "\tupgrade\t"),
         ],
         &[("upgrade", "websocket"), ("connection", "close,upgrade")],
+        // axum's `WebSocketUpgrade` upgrades any `Connection` that contains `upgrade`: every
+        // one of these opens a socket there, so each is a handshake to decide.
+        &[("upgrade", "websocket"), ("connection", "upgradex")],
+        &[
+            ("upgrade", "websocket"),
+            ("connection", "keep-alive-upgrade"),
+        ],
+        &[("upgrade", "websocket"), ("connection", "Upgrade;q=1")],
+        &[("upgrade", "websocket"), ("connection", "upgrade-insecure")],
+        &[("upgrade", "websocket"), ("connection", "xUPGRADEx")],
     ];
     for lines in upgrades {
         let map = headers(lines);
@@ -56,7 +66,7 @@ fn recognises_http1_upgrades_only() {
         &[("upgrade", "h2c"), ("connection", "upgrade")],
         &[("upgrade", "websockets"), ("connection", "upgrade")],
         &[("upgrade", "websocket"), ("connection", "keep-alive")],
-        &[("upgrade", "websocket"), ("connection", "upgrade-insecure")],
+        &[("upgrade", "websocket"), ("connection", "upgrad")],
     ];
     for lines in not_upgrades {
         let map = headers(lines);

@@ -242,3 +242,71 @@ fn chunked(mut bytes: &[u8]) -> Result<(Vec<u8>, &[u8]), String> {
         bytes = bytes.get(size + 2..).ok_or("no end of chunk")?;
     }
 }
+
+/// Sends one WebSocket handshake in HTTP/1.1 (`GET path` with `headers`, then
+/// `Sec-WebSocket-Version` and `-Key`) and reads the answer's head only: a `101` leaves the
+/// connection to the socket. Returns the status.
+pub async fn http1_handshake(addr: SocketAddr, path: &str, headers: &[(&str, &str)]) -> StatusCode {
+    let mut all = headers.to_vec();
+    all.push(("sec-websocket-version", "13"));
+    all.push(("sec-websocket-key", "dGhlIHNhbXBsZSBub25jZQ=="));
+    let mut stream = TcpStream::connect(addr).await.expect("the server accepts");
+    stream
+        .write_all(&http1("GET", path, &all, ""))
+        .await
+        .expect("the handshake is sent");
+    let mut received = Vec::new();
+    let mut buffer = [0; 1024];
+    while find(&received, b"\r\n\r\n").is_none() {
+        let read = tokio::time::timeout(PATIENCE, stream.read(&mut buffer))
+            .await
+            .expect("the server answers in time")
+            .expect("the connection reads");
+        assert!(read > 0, "closed before an answer: {received:?}");
+        received.extend_from_slice(&buffer[..read]);
+    }
+    let head = String::from_utf8_lossy(&received);
+    let code = head
+        .strip_prefix("HTTP/1.1 ")
+        .and_then(|rest| rest.get(..3))
+        .unwrap_or_else(|| panic!("not a status line: {head:?}"));
+    StatusCode::from_bytes(code.as_bytes()).expect("a status")
+}
+
+/// Sends one WebSocket handshake in HTTP/2 (h2c): an extended `CONNECT` (RFC 8441) with
+/// `:protocol` `websocket`, `headers` and `Sec-WebSocket-Version`, after a first request on the
+/// same connection (so that the server's settings, which allow extended `CONNECT`, have
+/// arrived). Returns the status: `200` opens the socket.
+pub async fn http2_handshake(addr: SocketAddr, path: &str, headers: &[(&str, &str)]) -> StatusCode {
+    let stream = TcpStream::connect(addr).await.expect("the server accepts");
+    let (mut sender, connection) = hyper::client::conn::http2::handshake(
+        hyper_util::rt::TokioExecutor::new(),
+        hyper_util::rt::TokioIo::new(stream),
+    )
+    .await
+    .expect("the HTTP/2 handshake");
+    tokio::spawn(connection);
+    let first = Request::builder()
+        .method("HEAD")
+        .uri(format!("http://{addr}/"))
+        .body(Body::empty())
+        .expect("a request");
+    tokio::time::timeout(PATIENCE, sender.send_request(first))
+        .await
+        .expect("an answer in time")
+        .expect("the first request is answered");
+    let mut builder = Request::builder()
+        .method("CONNECT")
+        .uri(format!("http://{addr}{path}"))
+        .header("sec-websocket-version", "13")
+        .extension(hyper::ext::Protocol::from_static("websocket"));
+    for (name, value) in headers {
+        builder = builder.header(*name, *value);
+    }
+    let request = builder.body(Body::empty()).expect("a request");
+    let response = tokio::time::timeout(PATIENCE, sender.send_request(request))
+        .await
+        .expect("an answer in time")
+        .expect("the handshake is answered, not reset");
+    response.status()
+}
