@@ -51,6 +51,8 @@ pub struct ModuleDefinition<S: 'static> {
     pub(crate) imports: Vec<Import<S>>,
     pub(crate) controllers: Vec<ControllerRef<S>>,
     pub(crate) providers: ProviderBuilder,
+    /// How the declaration spells its providers key, for messages.
+    pub(crate) providers_key: &'static str,
     pub(crate) guards: Vec<GuardFn<S>>,
     /// What the guards say in an OpenAPI document (their security schemes); empty without the
     /// `openapi` feature.
@@ -84,6 +86,7 @@ impl<S: Clone + Send + Sync + 'static> ModuleDefinition<S> {
             imports: Vec::new(),
             controllers: Vec::new(),
             providers: ProviderBuilder::new(),
+            providers_key: "providers_per_rou",
             guards: Vec::new(),
             guard_docs: Vec::new(),
             layers: Vec::new(),
@@ -110,6 +113,13 @@ impl<S: Clone + Send + Sync + 'static> ModuleDefinition<S> {
     /// Adds providers visible to every route of this module.
     pub fn providers(mut self, providers: impl IntoProviders) -> Self {
         self.providers.extend(providers.into_providers());
+        self
+    }
+
+    /// Names the key the declaration gives its providers with, when it is not
+    /// `providers_per_rou`: `providers_per_route`. Messages then speak as the user wrote.
+    pub fn providers_key(mut self, key: &'static str) -> Self {
+        self.providers_key = key;
         self
     }
 

@@ -18,18 +18,26 @@ struct ModuleDecl {
     imports: Vec<Expr>,
     controllers: Vec<Type>,
     providers: Vec<Expr>,
+    /// `providers_per_route` when the module spells its providers so, for the messages that
+    /// name the key; `None` for `providers_per_rou` or no providers.
+    providers_key: Option<Ident>,
     guards: Vec<Type>,
     layers: Vec<Expr>,
 }
 
-const KEYS: [&str; 6] = [
+const KEYS: [&str; 7] = [
     "state",
     "imports",
     "controllers",
+    "providers_per_route",
     "providers_per_rou",
     "guards",
     "layers",
 ];
+
+/// The two spellings of the providers key: `providers_per_rou`, the original framework's, and
+/// `providers_per_route`, which reads as English.
+const PROVIDERS_KEYS: [&str; 2] = ["providers_per_rou", "providers_per_route"];
 
 fn list<T: Parse>(input: ParseStream<'_>, key: &Ident) -> syn::Result<Vec<T>> {
     if !input.peek(syn::token::Bracket) {
@@ -58,6 +66,7 @@ impl Parse for ModuleDecl {
             imports: Vec::new(),
             controllers: Vec::new(),
             providers: Vec::new(),
+            providers_key: None,
             guards: Vec::new(),
             layers: Vec::new(),
         };
@@ -78,12 +87,30 @@ impl Parse for ModuleDecl {
                     format!("`{key}` specified more than once"),
                 ));
             }
+            if PROVIDERS_KEYS.contains(&name.as_str()) {
+                if let Some(first) = seen
+                    .iter()
+                    .find(|k| PROVIDERS_KEYS.contains(&&*k.to_string()))
+                {
+                    return Err(syn::Error::new_spanned(
+                        &key,
+                        format!(
+                            "`{key}` and `{first}` are two spellings of one key; put every \
+                             provider in one `{first}: [..]`"
+                        ),
+                    ));
+                }
+            }
             body.parse::<Token![:]>()?;
             match name.as_str() {
                 "state" => decl.state = Some(body.parse()?),
                 "imports" => decl.imports = list(&body, &key)?,
                 "controllers" => decl.controllers = list(&body, &key)?,
                 "providers_per_rou" => decl.providers = list(&body, &key)?,
+                "providers_per_route" => {
+                    decl.providers = list(&body, &key)?;
+                    decl.providers_key = Some(key.clone());
+                }
                 "guards" => decl.guards = list(&body, &key)?,
                 // `layers`, the only key left.
                 _ => decl.layers = list(&body, &key)?,
@@ -125,6 +152,7 @@ fn generate(decl: &ModuleDecl) -> syn::Result<TokenStream> {
         imports,
         controllers,
         providers,
+        providers_key,
         guards,
         layers,
     } = decl;
@@ -155,6 +183,10 @@ fn generate(decl: &ModuleDecl) -> syn::Result<TokenStream> {
     let layers = layers
         .iter()
         .map(|layer| quote_spanned!(layer.span()=> .layer(#layer)));
+    // Only for the spelling that is not the default, so that most modules write nothing more.
+    let providers_key = providers_key
+        .as_ref()
+        .map(|key| quote!(.providers_key(::core::stringify!(#key))));
     let inherent = application_fns(vis, name, &app_state);
     Ok(quote! {
         #(#attrs)*
@@ -171,6 +203,7 @@ fn generate(decl: &ModuleDecl) -> syn::Result<TokenStream> {
                 #private::ModuleDefinition::<#state_param>::new::<Self>(#name_str)
                     #(#imports)*
                     #(#controllers)*
+                    #providers_key
                     #(.providers(#providers))*
                     #(#guards)*
                     #(#layers)*

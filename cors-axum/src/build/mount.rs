@@ -292,6 +292,7 @@ impl<'w, S: Clone + Send + Sync + 'static> Builder<'w, S> {
                     route: format!("{} {path}", route.def.method),
                     handler: self.describe(route),
                     module: module.name,
+                    providers_key: module.providers_key,
                     type_name,
                 });
             }

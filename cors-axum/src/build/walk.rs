@@ -23,6 +23,9 @@ pub(super) struct ModuleScope<S: 'static> {
     pub(super) name: &'static str,
     /// The module's own providers (`providers_per_rou`).
     pub(super) providers: ProviderBuilder,
+    /// How the module spells its providers key (`providers_per_rou` or `providers_per_route`),
+    /// for messages.
+    pub(super) providers_key: &'static str,
     /// The guards of the application, the modules that import it and its own, in the order
     /// they run.
     pub(super) guards: Guards<S>,
@@ -47,6 +50,14 @@ pub(super) struct Collected<S: 'static> {
     pub(super) controller: usize,
     /// Its own providers (`providers = [..]`, `cors = ..`).
     pub(super) providers: Option<ProviderBuilder>,
+}
+
+/// What a module declares for its own routes, as the walk records it.
+struct Own<S: 'static> {
+    name: &'static str,
+    controllers: Vec<ControllerRef<S>>,
+    providers: ProviderBuilder,
+    providers_key: &'static str,
 }
 
 /// What a module passes on to the modules it imports.
@@ -111,6 +122,7 @@ impl<S: Clone + Send + Sync + 'static> Walk<S> {
             imports,
             controllers,
             providers,
+            providers_key,
             guards,
             guard_docs,
             layers,
@@ -153,7 +165,13 @@ impl<S: Clone + Send + Sync + 'static> Walk<S> {
 
         #[cfg(feature = "openapi")]
         let first = (self.modules.len(), self.routes.len());
-        self.add_module(name, prefix, controllers, providers, &passed_on)?;
+        let own = Own {
+            name,
+            controllers,
+            providers,
+            providers_key,
+        };
+        self.add_module(own, prefix, &passed_on)?;
         // The document's routes are the module's own; the routes it describes are known once
         // the modules it imports are walked (`build/document.rs`).
         #[cfg(feature = "openapi")]
@@ -176,17 +194,21 @@ impl<S: Clone + Send + Sync + 'static> Walk<S> {
     /// Records one module's scope and its controllers' routes.
     fn add_module(
         &mut self,
-        name: &'static str,
+        own: Own<S>,
         prefix: &str,
-        controllers: Vec<ControllerRef<S>>,
-        providers: ProviderBuilder,
         scope: &Inherited<S>,
     ) -> Result<(), BuildError> {
+        let Own {
+            name,
+            controllers,
+            providers,
+            providers_key,
+        } = own;
         let index = self.modules.len();
         let covered = scope.cors.is_some();
         if !covered && providers.get::<CorsOptions>().is_some() {
             return Err(BuildError::CorsOptionsWithoutCors {
-                given_in: format!("`providers_per_rou` of `{name}`"),
+                given_in: format!("`{providers_key}` of `{name}`"),
                 module: name,
             });
         }
@@ -222,11 +244,17 @@ impl<S: Clone + Send + Sync + 'static> Walk<S> {
         }
         let cors = scope.cors.as_ref().map(|imported| {
             let provided = providers.get::<CorsOptions>().cloned();
-            Arc::new(ModuleRecipe::new(name, imported.clone(), provided))
+            Arc::new(ModuleRecipe::new(
+                name,
+                providers_key,
+                imported.clone(),
+                provided,
+            ))
         });
         self.modules.push(ModuleScope {
             name,
             providers,
+            providers_key,
             guards: scope.guards.clone().into(),
             layers: scope.layers.clone(),
             guard_docs: scope.guard_docs.clone(),
