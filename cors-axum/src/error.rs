@@ -103,6 +103,22 @@ pub enum BuildError {
         /// The type that is not provided.
         type_name: &'static str,
     },
+    /// A guard declares with `GuardInjects` that it takes `Inject<T>`, and no value of `T` is
+    /// provided for a route it guards.
+    MissingGuardProvider {
+        /// The guard's type.
+        guard: &'static str,
+        /// The route, such as `GET /users`.
+        route: String,
+        /// The handler, as `Module::Controller::handler`.
+        handler: String,
+        /// The module of the route.
+        module: &'static str,
+        /// How the module spells its providers key, as its declaration wrote it.
+        providers_key: &'static str,
+        /// The type that is not provided.
+        type_name: &'static str,
+    },
     /// CORS options were given where no `CorsModule` applies, so they would do nothing.
     CorsOptionsWithoutCors {
         /// Where the options were given, such as ``` `providers_per_rou` of `UsersModule` ```.
@@ -238,6 +254,21 @@ impl BuildError {
                  provided for it; provide one with `{providers_key}: [ProviderBuilder::new().use_value(..)]` \
                  in `{module}`, with `providers = [..]` on the controller or route, or for the whole \
                  application with `.provide(..)` on the application builder"
+            ),
+            Self::MissingGuardProvider {
+                guard,
+                route,
+                handler,
+                module,
+                providers_key,
+                type_name,
+            } => write!(
+                f,
+                "guard `{guard}` takes `Inject<{type_name}>`, but no value of that type is provided \
+                 for route `{route}` (`{handler}`), which it guards; provide one for the whole \
+                 application with `.provide(..)` on the application builder, with \
+                 `{providers_key}: [ProviderBuilder::new().use_value(..)]` in `{module}`, or with \
+                 `providers = [..]` on the controller or route"
             ),
             Self::MissingCorsValue {
                 module,

@@ -14,10 +14,11 @@ use tower_service::Service;
 use crate::controller::{Controller, ControllerRef};
 use crate::cors::module::{CorsImport, CorsModule, CorsModuleWithOpts};
 use crate::describe::draft::Describe;
-use crate::guard::{Guard, GuardFn};
+use crate::guard::{Guard, NamedGuard};
 #[cfg(feature = "openapi")]
 use crate::openapi::module::{OpenapiModule, OpenapiModuleWith};
 use crate::provider::{IntoProviders, ProviderBuilder};
+use crate::wiring::Needs;
 
 /// A module: a unit of controllers, providers, guards, layers and imports, for an application
 /// whose state is `S`.
@@ -53,7 +54,11 @@ pub struct ModuleDefinition<S: 'static> {
     pub(crate) providers: ProviderBuilder,
     /// How the declaration spells its providers key, for messages.
     pub(crate) providers_key: &'static str,
-    pub(crate) guards: Vec<GuardFn<S>>,
+    pub(crate) guards: Vec<NamedGuard<S>>,
+    /// What the guards declare they take with `Inject<T>` ([`GuardInjects`]).
+    ///
+    /// [`GuardInjects`]: crate::GuardInjects
+    pub(crate) guard_needs: Needs,
     /// What the guards say in an OpenAPI document (their security schemes); empty without the
     /// `openapi` feature.
     pub(crate) guard_docs: Vec<Describe>,
@@ -88,6 +93,7 @@ impl<S: Clone + Send + Sync + 'static> ModuleDefinition<S> {
             providers: ProviderBuilder::new(),
             providers_key: "providers_per_rou",
             guards: Vec::new(),
+            guard_needs: Needs::default(),
             guard_docs: Vec::new(),
             layers: Vec::new(),
         }
@@ -126,7 +132,14 @@ impl<S: Clone + Send + Sync + 'static> ModuleDefinition<S> {
     /// Adds guard `G`, run before the handler of every route of this module and of the modules
     /// it imports.
     pub fn guard<G: Guard<S>>(mut self) -> Self {
-        self.guards.push(G::check);
+        self.guards.push((G::check, std::any::type_name::<G>()));
+        self
+    }
+
+    /// Adds what a guard of this module takes with `Inject<T>`, as the module macros write it
+    /// for each guard (its `GuardInjects` is found where its type is known, not here).
+    pub fn declare_guard(mut self, declare: fn(&mut Needs)) -> Self {
+        declare(&mut self.guard_needs);
         self
     }
 

@@ -171,14 +171,29 @@ fn generate(decl: &ModuleDecl) -> syn::Result<TokenStream> {
     let imports = imports
         .iter()
         .map(|import| quote_spanned!(import.span()=> .import(#import)));
-    let controllers = controllers
-        .iter()
-        .map(|controller| quote_spanned!(controller.span()=> .controller::<#controller>()));
+    // Through `ListedIn` (`ListedInAnyState` without state), whose bounds the controller
+    // writes at its `State<T>`: a controller of another state is one error naming both states,
+    // with no `where` clause for the generic state suggested.
+    let controllers = controllers.iter().map(|controller| match state {
+        Some(state) => quote_spanned! {controller.span()=>
+            .controller_ref(<#controller as #private::ListedIn<#state>>::controller_ref())
+        },
+        None => quote_spanned! {controller.span()=>
+            .controller_ref(<#controller as #private::ListedInAnyState>::controller_ref_any::<__S>())
+        },
+    });
     // Each guard, and what it says in an OpenAPI document (its type is known here, not in the
     // generic `guard::<G>()`).
+    // Each guard, what it says in an OpenAPI document and what it declares it injects (its
+    // type is known here, not in the generic `guard::<G>()`).
     let guards = guards.iter().map(|guard| {
         let describe = crate::openapi::guard_description(guard);
-        quote_spanned!(guard.span()=> .guard::<#guard>().describe_guard(#describe))
+        let declare = crate::route::declare_guard(guard);
+        quote_spanned! {guard.span()=>
+            .guard::<#guard>()
+            .describe_guard(#describe)
+            .declare_guard(|__needs: &mut #private::Needs| { #declare })
+        }
     });
     let layers = layers
         .iter()

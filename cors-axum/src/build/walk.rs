@@ -14,9 +14,10 @@ use crate::cors::module::CorsImport;
 use crate::cors::plan::{Imported, ModuleRecipe};
 use crate::describe::draft::Describe;
 use crate::error::BuildError;
-use crate::guard::{GuardFn, Guards};
+use crate::guard::{Guards, NamedGuard};
 use crate::module::{ImportKind, Module, ModuleDefinition, PathLayer};
 use crate::provider::ProviderBuilder;
+use crate::wiring::GuardNeed;
 
 /// One module, as its routes see it.
 pub(super) struct ModuleScope<S: 'static> {
@@ -29,6 +30,8 @@ pub(super) struct ModuleScope<S: 'static> {
     /// The guards of the application, the modules that import it and its own, in the order
     /// they run.
     pub(super) guards: Guards<S>,
+    /// What the guards of the modules that import it and its own take with `Inject<T>`.
+    pub(super) guard_needs: Vec<GuardNeed>,
     /// The layers of the application, the modules that import it and its own, innermost first.
     pub(super) layers: Vec<PathLayer<S>>,
     /// What the guards of the modules that import it and its own say in an OpenAPI document.
@@ -64,7 +67,9 @@ struct Own<S: 'static> {
 pub(super) struct Inherited<S: 'static> {
     pub(super) cors: Option<Arc<Imported>>,
     /// Most general first: the order they run in.
-    pub(super) guards: Vec<GuardFn<S>>,
+    pub(super) guards: Vec<NamedGuard<S>>,
+    /// What they take with `Inject<T>`, as they declare it.
+    pub(super) guard_needs: Vec<GuardNeed>,
     /// Innermost first: the order they are applied in.
     pub(super) layers: Vec<PathLayer<S>>,
     /// What the guards say in an OpenAPI document.
@@ -124,6 +129,7 @@ impl<S: Clone + Send + Sync + 'static> Walk<S> {
             providers,
             providers_key,
             guards,
+            guard_needs,
             guard_docs,
             layers,
             ..
@@ -152,6 +158,8 @@ impl<S: Clone + Send + Sync + 'static> Walk<S> {
         let cors = Imported::resolve(name, own_cors, inherited.cors.as_ref())?;
         let mut all_guards = inherited.guards.clone();
         all_guards.extend(guards);
+        let mut all_guard_needs = inherited.guard_needs.clone();
+        all_guard_needs.extend(guard_needs.guard_injected);
         let mut all_layers = layers;
         all_layers.extend(inherited.layers.iter().cloned());
         let mut all_guard_docs = inherited.guard_docs.clone();
@@ -159,6 +167,7 @@ impl<S: Clone + Send + Sync + 'static> Walk<S> {
         let passed_on = Inherited {
             cors,
             guards: all_guards,
+            guard_needs: all_guard_needs,
             layers: all_layers,
             guard_docs: all_guard_docs,
         };
@@ -256,6 +265,7 @@ impl<S: Clone + Send + Sync + 'static> Walk<S> {
             providers,
             providers_key,
             guards: scope.guards.clone().into(),
+            guard_needs: scope.guard_needs.clone(),
             layers: scope.layers.clone(),
             guard_docs: scope.guard_docs.clone(),
             cors,
