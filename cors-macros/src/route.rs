@@ -166,6 +166,7 @@ impl Route {
         let span = span.unwrap_or_else(|| self.handler.span());
         let router_ref = {
             let name = Ident::new(&router_name.to_string(), span);
+            let turbofish = respan(turbofish.clone(), span);
             quote_spanned!(span=> #name #turbofish)
         };
         let def = quote! {
@@ -401,6 +402,14 @@ fn arguments(item: &ImplItemFn, self_ty: &Type) -> Vec<(Ident, TokenStream)> {
         .collect()
 }
 
+/// What a bound of a route's function checks, and where its type is.
+enum Bound {
+    /// A `State<T>` argument.
+    State(Span),
+    /// Another argument, or the result.
+    Other(Span),
+}
+
 /// The checks of a handler's arguments and return type, each spanned at the type at fault,
 /// with a message that says what to do.
 struct Checks {
@@ -454,11 +463,11 @@ fn checks(
             let span = first_span(ty);
             bounds.push(match crate::state::state_of_tokens(ty) {
                 Some(part) => (
-                    span,
+                    Bound::State(span),
                     quote_spanned!(span=> for<'__a> #part: ::cors_axum::__private::StatePart<#state>),
                 ),
                 None => (
-                    span,
+                    Bound::Other(span),
                     quote_spanned!(span=> for<'__a> #ty: ::cors_axum::__private::PartsArgument<#state>),
                 ),
             });
@@ -466,7 +475,7 @@ fn checks(
         let span = first_span(last);
         match crate::state::state_of_tokens(last) {
             Some(part) => bounds.push((
-                span,
+                Bound::State(span),
                 quote_spanned!(span=> for<'__a> #part: ::cors_axum::__private::StatePart<#state>),
             )),
             // The last argument's bound names axum's "via" parameter, which a bound cannot.
@@ -480,21 +489,30 @@ fn checks(
         // An `impl Trait` return type cannot be named here; axum's own bound checks it.
         if !text.contains("impl ") {
             let ty = replace_self(quote_spanned!(ty.span()=> #ty), self_ty);
-            // A method's wrapper turns the result into a response in its own body.
-            if params.any_state || receiver {
+            // A method's wrapper turns the result into a response in its own body. The bound
+            // names no state, so a controller for every state takes it too.
+            if receiver {
                 body.extend(quote_spanned!(ty.span()=> #private::handler_output::<#ty>();));
             } else {
                 let span = first_span(&ty);
                 bounds.push((
-                    span,
+                    Bound::Other(span),
                     quote_spanned!(span=> for<'__a> #ty: ::cors_axum::__private::HandlerOutput),
                 ));
             }
         }
     }
-    // With one bound, an error is at its type; with more, at the handler's name.
-    let span = match bounds[..] {
-        [(span, _)] => Some(span),
+    // With one bound, an error is at its type; with more, at the one `State<T>` argument
+    // (the bound of a controller of one state that most often fails), or at the handler's name.
+    let states: Vec<Span> = bounds
+        .iter()
+        .filter_map(|(bound, _)| match bound {
+            Bound::State(span) => Some(*span),
+            Bound::Other(_) => None,
+        })
+        .collect();
+    let span = match (&bounds[..], &states[..]) {
+        ([(Bound::State(span) | Bound::Other(span), _)], _) | (_, [span]) => Some(*span),
         _ => None,
     };
     let bounds: Vec<_> = bounds.into_iter().map(|(_, bound)| bound).collect();
