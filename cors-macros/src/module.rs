@@ -87,19 +87,16 @@ impl Parse for ModuleDecl {
                     format!("`{key}` specified more than once"),
                 ));
             }
-            if PROVIDERS_KEYS.contains(&name.as_str()) {
-                if let Some(first) = seen
-                    .iter()
-                    .find(|k| PROVIDERS_KEYS.contains(&&*k.to_string()))
-                {
-                    return Err(syn::Error::new_spanned(
-                        &key,
-                        format!(
-                            "`{key}` and `{first}` are two spellings of one key; put every \
-                             provider in one `{first}: [..]`"
-                        ),
-                    ));
-                }
+            let is_providers = |k: &Ident| PROVIDERS_KEYS.contains(&&*k.to_string());
+            let other_spelling = seen.iter().find(|k| is_providers(&key) && is_providers(k));
+            if let Some(first) = other_spelling {
+                return Err(syn::Error::new_spanned(
+                    &key,
+                    format!(
+                        "`{key}` and `{first}` are two spellings of one key; put every provider \
+                         in one `{first}: [..]`"
+                    ),
+                ));
             }
             body.parse::<Token![:]>()?;
             match name.as_str() {
