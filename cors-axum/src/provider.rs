@@ -248,8 +248,10 @@ pub(crate) struct MissingInjection {
 
 /// The rejection of [`Inject<T>`] when no value of type `T` is provided for the route.
 ///
-/// The router build checks every `Inject<T>` of handlers and controller fields, so this happens
-/// only when `Inject<T>` is extracted elsewhere, such as inside a custom extractor.
+/// The router build checks every `Inject<T>` of handlers and controller fields, and those that
+/// guards declare with [`GuardInjects`](crate::GuardInjects), so this happens only when
+/// `Inject<T>` is extracted elsewhere, such as inside a custom extractor or an undeclared guard
+/// (whose failure is then logged naming the route and the guard).
 #[derive(Debug)]
 pub struct InjectRejection {
     type_name: &'static str,
