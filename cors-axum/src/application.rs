@@ -13,7 +13,7 @@ use tower_service::Service;
 use crate::router::{self, BuildInput};
 use crate::cors::reload::CorsReload;
 use crate::error::BuildError;
-use crate::guard::{Guard, GuardFn};
+use crate::guard::{Guard, NamedGuard};
 use crate::module::{Module, PathLayer, path_layer};
 use crate::provider::ProviderBuilder;
 use crate::table::RouteTable;
@@ -114,7 +114,7 @@ impl<S: Clone + Send + Sync + 'static> Application<S> {
 pub struct ApplicationBuilder<S: 'static = ()> {
     root: Box<dyn Module<S>>,
     providers: ProviderBuilder,
-    guards: Vec<GuardFn<S>>,
+    guards: Vec<NamedGuard<S>>,
     layers: Vec<PathLayer<S>>,
     reload: Option<CorsReload>,
 }
@@ -166,7 +166,7 @@ impl<S: Clone + Send + Sync + 'static> ApplicationBuilder<S> {
 
     /// Adds guard `G` before the handler of every route, ahead of the modules' guards.
     pub fn guard<G: Guard<S>>(mut self) -> Self {
-        self.guards.push(G::check);
+        self.guards.push((G::check, std::any::type_name::<G>()));
         self
     }
 

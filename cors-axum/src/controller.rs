@@ -37,6 +37,81 @@ pub trait Controller<S: 'static = ()>: 'static {
     const PROVIDERS: Option<fn() -> ProviderBuilder>;
 }
 
+/// A controller as a module lists it, for a module whose state is `S`: how the module gets its
+/// routes. `#[controller]` implements it for every state `S` that the controller fits; for a
+/// controller of one state `T`, the bound `T: ModuleState<S>` (spanned at the `State<T>` the
+/// state was read from) makes a mismatch name both states.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a controller",
+    label = "listed in `controllers`, but it has no `#[controller]` impl block",
+    note = "add `#[controller]` to an `impl {Self}` block whose methods carry `#[route(..)]`"
+)]
+pub trait ListedIn<S: 'static> {
+    /// The controller's routes for the module.
+    fn controller_ref() -> ControllerRef<S>;
+}
+
+/// A controller as a module without `state:` lists it: one for every state. A controller of
+/// one state `T` implements it under the bound `T: NeedsState`, which nothing meets, so that
+/// the error names `state: T`.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a controller",
+    label = "listed in `controllers`, but it has no `#[controller]` impl block",
+    note = "add `#[controller]` to an `impl {Self}` block whose methods carry `#[route(..)]`"
+)]
+pub trait ListedInAnyState {
+    /// The controller's routes for a module of state `S`; reached only for controllers of every
+    /// state, since the others do not compile in such a module.
+    fn controller_ref_any<S: Clone + Send + Sync + 'static>() -> ControllerRef<S> {
+        unreachable!("a controller of one state is listed only in modules of that state")
+    }
+}
+
+/// The state `S` of a module, met by a controller whose state is `Self`: only `S = Self`.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "this controller's handlers take `State<{Self}>`, but the module's state is `{S}`",
+    label = "listed in a module declared with `state: {S}`",
+    note = "a controller whose handlers take `State<{Self}>` goes in a module declared with `state: {Self}`. \
+            If `{Self}` is a part of the module's state, implement `axum::extract::FromRef<{S}> for {Self}` \
+            and declare the controller with `#[controller(state = {S})]`: its handlers then take \
+            `State<{Self}>` from the module's `{S}`"
+)]
+pub trait ModuleState<S: 'static>: Sized + 'static {
+    /// The controller's routes, as the module's.
+    fn cast(controller: ControllerRef<Self>) -> ControllerRef<S>;
+}
+
+impl<T: 'static> ModuleState<T> for T {
+    fn cast(controller: ControllerRef<T>) -> ControllerRef<T> {
+        controller
+    }
+}
+
+/// What a module without `state:` lacks for a controller whose state is `Self`: implemented
+/// for no state, so that listing such a controller there names the state to declare.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "this controller's handlers take `State<{Self}>`, so its module needs `state: {Self}`",
+    label = "listed in a module declared without `state`",
+    note = "declare the module with `state: {Self}` and give its router the state with \
+            `.with_state(..)`; a module without `state` works under any state, so its controllers \
+            may not take one"
+)]
+pub trait NeedsState {}
+
+mod sealed {
+    /// No value: the one type `NeedsState` is implemented for, so that an error does not say
+    /// that the trait has no implementations.
+    #[allow(dead_code, reason = "named by the impl of `NeedsState`, never made")]
+    pub(crate) enum NoModuleState {}
+}
+
+#[diagnostic::do_not_recommend]
+impl NeedsState for sealed::NoModuleState {}
+
 /// A controller that is built per request from its fields (constructor injection).
 ///
 /// Implemented for every type that can be extracted from request parts; `#[controller]` on a

@@ -84,7 +84,8 @@ pub enum BuildError {
         /// Where the options were given, such as ``` `CorsModule::with_opts(..)` imported by
         /// `AppModule` ```.
         given_in: String,
-        /// The error of the engine, which names the option and the fix.
+        /// The error of the engine, which names the option and the fix; the message of this
+        /// error repeats them, so that one line (`{e}`) says what is wrong and how to fix it.
         source: Box<cors_axum_core::CorsConfigError>,
     },
     /// A handler or controller field takes `Inject<T>`, and no value of `T` is provided for
@@ -96,6 +97,25 @@ pub enum BuildError {
         handler: String,
         /// The module of the route.
         module: &'static str,
+        /// How the module spells its providers key, `providers_per_rou` or
+        /// `providers_per_route`, as its declaration wrote it (the first when it wrote none).
+        providers_key: &'static str,
+        /// The type that is not provided.
+        type_name: &'static str,
+    },
+    /// A guard declares with `GuardInjects` that it takes `Inject<T>`, and no value of `T` is
+    /// provided for a route it guards.
+    MissingGuardProvider {
+        /// The guard's type.
+        guard: &'static str,
+        /// The route, such as `GET /users`.
+        route: String,
+        /// The handler, as `Module::Controller::handler`.
+        handler: String,
+        /// The module of the route.
+        module: &'static str,
+        /// How the module spells its providers key, as its declaration wrote it.
+        providers_key: &'static str,
         /// The type that is not provided.
         type_name: &'static str,
     },
@@ -111,6 +131,8 @@ pub enum BuildError {
     MissingCorsValue {
         /// The module whose routes the decision is for.
         module: &'static str,
+        /// How the module spells its providers key, as its declaration wrote it.
+        providers_key: &'static str,
         /// Where the CORS options were given.
         given_in: String,
         /// The type that is not provided.
@@ -196,41 +218,67 @@ impl BuildError {
     /// The messages of the errors in how routes are wired: CORS options, providers.
     fn fmt_wiring(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            // The cause is the `source`, printed by error reporters after this line.
+            // The reason and the fix are on this line, for a log line printed with `{e}`;
+            // `source` keeps the engine's error for reporters that walk the chain.
             Self::Cors {
                 module,
                 route: Some(route),
                 given_in,
-                ..
+                source,
             } => write!(
                 f,
-                "invalid CORS options in {given_in}, for route `{route}` of module `{module}`"
+                "invalid CORS option `{}` in {given_in}, for route `{route}` of module `{module}`: {}",
+                source.field(),
+                source.reason()
             ),
             Self::Cors {
                 route: None,
                 given_in,
+                source,
                 ..
-            } => write!(f, "invalid CORS options in {given_in}"),
+            } => write!(
+                f,
+                "invalid CORS option `{}` in {given_in}: {}",
+                source.field(),
+                source.reason()
+            ),
             Self::MissingProvider {
                 route,
                 handler,
                 module,
+                providers_key,
                 type_name,
             } => write!(
                 f,
                 "route `{route}` (`{handler}`) takes `Inject<{type_name}>`, but no value of that type is \
-                 provided for it; provide one with `providers_per_rou: [ProviderBuilder::new().use_value(..)]` \
+                 provided for it; provide one with `{providers_key}: [ProviderBuilder::new().use_value(..)]` \
                  in `{module}`, with `providers = [..]` on the controller or route, or for the whole \
                  application with `.provide(..)` on the application builder"
             ),
+            Self::MissingGuardProvider {
+                guard,
+                route,
+                handler,
+                module,
+                providers_key,
+                type_name,
+            } => write!(
+                f,
+                "guard `{guard}` takes `Inject<{type_name}>`, but no value of that type is provided \
+                 for route `{route}` (`{handler}`), which it guards; provide one for the whole \
+                 application with `.provide(..)` on the application builder, with \
+                 `{providers_key}: [ProviderBuilder::new().use_value(..)]` in `{module}`, or with \
+                 `providers = [..]` on the controller or route"
+            ),
             Self::MissingCorsValue {
                 module,
+                providers_key,
                 given_in,
                 type_name,
             } => write!(
                 f,
                 "the origin decision in {given_in} takes a `{type_name}`, but no value of that type is \
-                 provided to `{module}`; provide one with `providers_per_rou: \
+                 provided to `{module}`; provide one with `{providers_key}: \
                  [ProviderBuilder::new().use_value(..)]` in `{module}`, or for the whole application \
                  with `.provide(..)` on the application builder"
             ),

@@ -24,7 +24,7 @@ use http::StatusCode;
 use crate::cors::ResponseFuture;
 use crate::cors::respond::{Downstream, PathCors, PreflightPassedOn};
 use crate::guard::Guards;
-use crate::provider::ProviderScope;
+use crate::provider::{MissingInjection, ProviderScope};
 use crate::unwind::CatchUnwind;
 
 /// What the builder gives the function that builds a route's method router.
@@ -169,10 +169,13 @@ where
         };
         let guarded = async move {
             let (mut parts, body) = request.into_parts();
-            for guard in guards.iter() {
+            for (guard, name) in guards.iter() {
                 match CatchUnwind::new(guard(&mut parts, &state)).await {
                     Ok(Ok(())) => {}
-                    Ok(Err(rejection)) => return rejection,
+                    Ok(Err(rejection)) => {
+                        report_missing_injection(&parts, name);
+                        return rejection;
+                    }
                     Err(panic) => {
                         tracing::error!(
                             target: "cors_axum",
@@ -194,6 +197,25 @@ where
     fn later(self) -> Self {
         self
     }
+}
+
+/// Logs, when guard `guard` was rejected after an `Inject<T>` found no value, what to provide:
+/// the build checks what guards declare with `GuardInjects`, not what they extract inside.
+fn report_missing_injection(parts: &http::request::Parts, guard: &str) {
+    let Some(missing) = parts.extensions.get::<MissingInjection>() else {
+        return;
+    };
+    tracing::error!(
+        target: "cors_axum",
+        route = %format_args!("{} {}", parts.method, parts.uri.path()),
+        guard,
+        "guard `{guard}` takes `Inject<{ty}>`, but no value of that type is provided for route `{method} {path}`; \
+         provide one with `.provide(..)` on the application builder (or in the module's providers), and \
+         declare it with `impl GuardInjects for` the guard so that the router build checks it",
+        ty = missing.type_name,
+        method = parts.method,
+        path = parts.uri.path(),
+    );
 }
 
 pin_project_lite::pin_project! {

@@ -29,7 +29,7 @@ pub use context::RequestContext;
 pub use controller::Controller;
 pub use cors::{CorsLayer, CorsModule, CorsService};
 pub use error::BuildError;
-pub use guard::Guard;
+pub use guard::{Guard, GuardInjects, InjectedValues};
 pub use module::{Import, Module};
 pub use provider::{Inject, ProviderBuilder};
 pub use table::{RouteInfo, RouteTable};
@@ -90,7 +90,8 @@ pub mod __private {
     pub use crate::__route_operation as route_operation;
     pub use crate::application::ApplicationBuilder;
     pub use crate::controller::{
-        Controller, ControllerEntry, ControllerInstance, ControllerRef, RouteDef, type_id_of,
+        Controller, ControllerEntry, ControllerInstance, ControllerRef, ListedIn, ListedInAnyState,
+        ModuleState, NeedsState, RouteDef, type_id_of,
     };
     pub use crate::describe::draft::{Describe, OperationDraft, RouteDoc};
     pub use crate::describe::probe::{
@@ -105,7 +106,8 @@ pub mod __private {
         IntoProviders, ProviderBuilder, cors_providers, cors_switch, providers_list,
     };
     pub use crate::wiring::{
-        DeclareFields, DeclareNeed, DeclareNoFields, DeclareNothing, FieldNeeds, Needs, Probe,
+        DeclareFields, DeclareGuard, DeclareGuardName, DeclareNeed, DeclareNoFields,
+        DeclareNothing, FieldNeeds, Needs, Probe,
     };
     pub use crate::{Application, BuildError, RouteTable};
     pub use axum;
@@ -162,6 +164,20 @@ pub mod __private {
 
     #[diagnostic::do_not_recommend]
     impl<S, M, T: axum::extract::FromRequest<S, M>> LastArgument<S, M> for T {}
+
+    /// A `State<T>` argument of a handler in a controller for one state `S`: `T` is `S` or a
+    /// part of it.
+    #[diagnostic::on_unimplemented(
+        message = "`State<{Self}>` cannot be extracted in a module whose state is `{S}`",
+        label = "`{Self}` is not the state `{S}`, nor a part of it",
+        note = "take `State<{S}>`, or make `{Self}` a part of the state with \
+                `impl axum::extract::FromRef<{S}> for {Self}`; the state is the one declared by \
+                `state: {S}` on the module and `#[controller(state = {S})]`"
+    )]
+    pub trait StatePart<S>: axum::extract::FromRef<S> {}
+
+    #[diagnostic::do_not_recommend]
+    impl<S, T: axum::extract::FromRef<S>> StatePart<S> for T {}
 
     /// An argument before the last one of a handler in a controller for every state (one
     /// without `state = ..` and without `State<T>` arguments).

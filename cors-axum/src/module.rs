@@ -14,10 +14,11 @@ use tower_service::Service;
 use crate::controller::{Controller, ControllerRef};
 use crate::cors::module::{CorsImport, CorsModule, CorsModuleWithOpts};
 use crate::describe::draft::Describe;
-use crate::guard::{Guard, GuardFn};
+use crate::guard::{Guard, NamedGuard};
 #[cfg(feature = "openapi")]
 use crate::openapi::module::{OpenapiModule, OpenapiModuleWith};
 use crate::provider::{IntoProviders, ProviderBuilder};
+use crate::wiring::Needs;
 
 /// A module: a unit of controllers, providers, guards, layers and imports, for an application
 /// whose state is `S`.
@@ -51,7 +52,13 @@ pub struct ModuleDefinition<S: 'static> {
     pub(crate) imports: Vec<Import<S>>,
     pub(crate) controllers: Vec<ControllerRef<S>>,
     pub(crate) providers: ProviderBuilder,
-    pub(crate) guards: Vec<GuardFn<S>>,
+    /// How the declaration spells its providers key, for messages.
+    pub(crate) providers_key: &'static str,
+    pub(crate) guards: Vec<NamedGuard<S>>,
+    /// What the guards declare they take with `Inject<T>` ([`GuardInjects`]).
+    ///
+    /// [`GuardInjects`]: crate::GuardInjects
+    pub(crate) guard_needs: Needs,
     /// What the guards say in an OpenAPI document (their security schemes); empty without the
     /// `openapi` feature.
     pub(crate) guard_docs: Vec<Describe>,
@@ -86,7 +93,9 @@ impl<S: Clone + Send + Sync + 'static> ModuleDefinition<S> {
             imports: Vec::new(),
             controllers: Vec::new(),
             providers: ProviderBuilder::new(),
+            providers_key: "providers_per_rou",
             guards: Vec::new(),
+            guard_needs: Needs::default(),
             guard_docs: Vec::new(),
             layers: Vec::new(),
             listed_in_openapi: None,
@@ -116,10 +125,24 @@ impl<S: Clone + Send + Sync + 'static> ModuleDefinition<S> {
         self
     }
 
+    /// Names the key the declaration gives its providers with, when it is not
+    /// `providers_per_rou`: `providers_per_route`. Messages then speak as the user wrote.
+    pub fn providers_key(mut self, key: &'static str) -> Self {
+        self.providers_key = key;
+        self
+    }
+
     /// Adds guard `G`, run before the handler of every route of this module and of the modules
     /// it imports.
     pub fn guard<G: Guard<S>>(mut self) -> Self {
-        self.guards.push(G::check);
+        self.guards.push((G::check, std::any::type_name::<G>()));
+        self
+    }
+
+    /// Adds what a guard of this module takes with `Inject<T>`, as the module macros write it
+    /// for each guard (its `GuardInjects` is found where its type is known, not here).
+    pub fn declare_guard(mut self, declare: fn(&mut Needs)) -> Self {
+        declare(&mut self.guard_needs);
         self
     }
 

@@ -221,33 +221,52 @@ impl<T: Clone + Send + Sync + 'static, S: Send + Sync> FromRequestParts<S> for I
     type Rejection = InjectRejection;
 
     async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
-        parts
+        let found = parts
             .extensions
             .get::<ProviderScope>()
             .and_then(|scope| scope.0.get::<T>())
-            .map(|value| Inject(value.clone()))
-            .ok_or(InjectRejection {
+            .map(|value| Inject(value.clone()));
+        found.ok_or_else(|| {
+            // For the guard that extracted it, whose rejection may say nothing of it.
+            parts.extensions.insert(MissingInjection {
                 type_name: type_name::<T>(),
-            })
+            });
+            InjectRejection {
+                type_name: type_name::<T>(),
+                route: format!("{} {}", parts.method, parts.uri.path()),
+            }
+        })
     }
+}
+
+/// Left in the request by an `Inject<T>` that found no value, so that the guard it ran in is
+/// named in the log.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct MissingInjection {
+    pub(crate) type_name: &'static str,
 }
 
 /// The rejection of [`Inject<T>`] when no value of type `T` is provided for the route.
 ///
-/// The router build checks every `Inject<T>` of handlers and controller fields, so this happens
-/// only when `Inject<T>` is extracted elsewhere, such as inside a custom extractor.
+/// The router build checks every `Inject<T>` of handlers and controller fields, and those that
+/// guards declare with [`GuardInjects`](crate::GuardInjects), so this happens only when
+/// `Inject<T>` is extracted elsewhere, such as inside a custom extractor or an undeclared guard
+/// (whose failure is then logged naming the route and the guard).
 #[derive(Debug)]
 pub struct InjectRejection {
     type_name: &'static str,
+    /// The request's method and path.
+    route: String,
 }
 
 impl fmt::Display for InjectRejection {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "no provider for `{}` on this route; add `ProviderBuilder::new().use_value(..)` \
-             to `providers_per_rou` of its module or to its controller or route",
-            self.type_name
+            "no provider for `{}` on route `{}`; provide one with `.provide(..)` on the application \
+             builder, or with `ProviderBuilder::new().use_value(..)` in the providers of its module, \
+             controller or route",
+            self.type_name, self.route
         )
     }
 }

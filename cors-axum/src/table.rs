@@ -25,7 +25,10 @@ pub(crate) enum CorsCoverage {
 /// The level that gave a route's CORS options.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum CorsLevel {
+    /// The `CorsModule` import, or the module's own `providers_per_rou`.
     Module,
+    /// The application builder (`.provide(options)`), over the import.
+    Application,
     Controller,
     Route,
 }
@@ -34,6 +37,7 @@ impl CorsLevel {
     fn name(self) -> &'static str {
         match self {
             CorsLevel::Module => "module",
+            CorsLevel::Application => "application",
             CorsLevel::Controller => "controller",
             CorsLevel::Route => "route",
         }
@@ -117,8 +121,10 @@ impl RouteInfo {
 /// the build noticed that may not be what was meant.
 ///
 /// Its `Display` is an aligned table, one route a line. Its `CORS` column names the module whose
-/// `CorsModule` covers the route, with `+ controller` or `+ route` where options of that level
-/// apply; `off (level)` where CORS is switched off; `-` where no `CorsModule` covers it. The
+/// `CorsModule` covers the route, with `+ application`, `+ controller` or `+ route` where options
+/// of that level are the most specific (`+ application`: given to the application builder with
+/// `.provide(options)`, and not overridden by the module's own);
+/// `off (level)` where CORS is switched off; `-` where no `CorsModule` covers it. The
 /// warnings follow the table, one a line, each starting with `warning: `.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RouteTable {

@@ -11,6 +11,7 @@ use std::any::{TypeId, type_name};
 use std::marker::PhantomData;
 
 use crate::cors::CorsService;
+use crate::guard::{GuardInjects, InjectedValues};
 use crate::provider::Inject;
 
 /// What one route extracts that its module must provide.
@@ -19,6 +20,22 @@ use crate::provider::Inject;
 pub struct Needs {
     pub(crate) injected: Vec<(TypeId, &'static str)>,
     pub(crate) cors_service: bool,
+    /// The guards declared here (of a controller and route, or of a module), in the order they
+    /// run, by type name: for the log line of a guard that meets no provider.
+    pub(crate) guards: Vec<&'static str>,
+    /// What those guards take with `Inject<T>`, as they declare it with [`GuardInjects`]:
+    /// (guard, type, type name).
+    ///
+    /// [`GuardInjects`]: crate::GuardInjects
+    pub(crate) guard_injected: Vec<GuardNeed>,
+}
+
+/// A value a guard takes with `Inject<T>`, as it declares it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct GuardNeed {
+    pub(crate) guard: &'static str,
+    pub(crate) type_id: TypeId,
+    pub(crate) type_name: &'static str,
 }
 
 impl Needs {
@@ -27,6 +44,22 @@ impl Needs {
         let mut needs = Needs::default();
         declare(&mut needs);
         needs
+    }
+
+    /// Guard `G`, and what it declares it takes.
+    fn guard<G: ?Sized>(&mut self) -> &'static str {
+        let name = type_name::<G>();
+        self.guards.push(name);
+        name
+    }
+
+    /// A value guard `guard` takes with `Inject<T>`.
+    pub(crate) fn guard_inject<T: 'static>(&mut self, guard: &'static str) {
+        self.guard_injected.push(GuardNeed {
+            guard,
+            type_id: TypeId::of::<T>(),
+            type_name: type_name::<T>(),
+        });
     }
 
     fn inject<T: 'static>(&mut self) {
@@ -82,6 +115,35 @@ pub trait DeclareNothing {
 
 impl<T: ?Sized> DeclareNothing for Probe<T> {
     fn declare(&self, _: &mut Needs) {}
+}
+
+/// Declares a guard, with what it takes when it says so with [`GuardInjects`].
+///
+/// [`GuardInjects`]: crate::GuardInjects
+#[doc(hidden)]
+pub trait DeclareGuard {
+    /// Adds the guard and its values to `needs`.
+    fn declare_guard(&self, needs: &mut Needs);
+}
+
+impl<G: GuardInjects> DeclareGuard for &Probe<G> {
+    fn declare_guard(&self, needs: &mut Needs) {
+        let guard = needs.guard::<G>();
+        G::Injects::declare(guard, needs);
+    }
+}
+
+/// The fallback for a guard that declares nothing: its name only.
+#[doc(hidden)]
+pub trait DeclareGuardName {
+    /// Adds the guard to `needs`.
+    fn declare_guard(&self, needs: &mut Needs);
+}
+
+impl<G: ?Sized> DeclareGuardName for Probe<G> {
+    fn declare_guard(&self, needs: &mut Needs) {
+        needs.guard::<G>();
+    }
 }
 
 /// The needs of a controller's fields, implemented by `#[controller]` on a struct.

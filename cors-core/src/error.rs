@@ -51,6 +51,23 @@ impl CorsConfigError {
     pub fn value(&self) -> Option<&str> {
         self.value.as_deref()
     }
+
+    /// What is wrong and how to fix it, without the option's name: the message after
+    /// "invalid CORS option `field`: ", for callers that name the option in a sentence of their
+    /// own.
+    ///
+    /// ```
+    /// use cors_axum_core::{CorsOptions, CorsPolicy};
+    ///
+    /// let err = CorsPolicy::from_options(&CorsOptions::new().origin("https://example.com/")).unwrap_err();
+    /// assert_eq!(
+    ///     err.reason(),
+    ///     "`https://example.com/` has a path or a trailing slash; write it as `https://example.com`"
+    /// );
+    /// ```
+    pub fn reason(&self) -> &str {
+        &self.message
+    }
 }
 
 impl fmt::Display for CorsConfigError {

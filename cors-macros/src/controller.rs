@@ -170,6 +170,16 @@ fn expand_impl(args: TokenStream, mut item: ItemImpl) -> syn::Result<TokenStream
         ),
         None => (TokenStream::new(), quote!(::core::option::Option::None)),
     };
+    let state_span = args
+        .state
+        .as_ref()
+        .map(Spanned::span)
+        .or_else(|| inferred.as_ref().map(InferredState::span));
+    let listed = listed_impls(
+        &self_ty,
+        args.state.as_ref().or(inferred.as_ref().map(|i| &i.ty)),
+        state_span,
+    );
     // Emitted even when a route is wrong, so that a module listing the controller does not
     // also report that it is not one.
     let declared = quote! {
@@ -185,6 +195,8 @@ fn expand_impl(args: TokenStream, mut item: ItemImpl) -> syn::Result<TokenStream
                     #providers_ref;
             }
 
+            #listed
+
             #private::inventory::submit! {
                 #private::ControllerEntry {
                     name: #controller_name,
@@ -197,6 +209,47 @@ fn expand_impl(args: TokenStream, mut item: ItemImpl) -> syn::Result<TokenStream
     match errors {
         Some(error) => Ok(attr::with_error(quote!(#item #declared), error)),
         None => Ok(quote!(#item #declared)),
+    }
+}
+
+/// How modules list the controller: `ListedIn<S>` for a module of state `S`, `ListedInAnyState`
+/// for a module without state. For a controller of one state `T`, each holds under a bound
+/// spanned at the `State<T>` (or `state = T`) it comes from, whose message names the states.
+fn listed_impls(
+    self_ty: &Type,
+    state: Option<&Type>,
+    span: Option<proc_macro2::Span>,
+) -> TokenStream {
+    let private = private();
+    let any = quote!(::core::clone::Clone + ::core::marker::Send + ::core::marker::Sync + 'static);
+    let Some(state) = state else {
+        return quote! {
+            impl<__S: #any> #private::ListedIn<__S> for #self_ty {
+                fn controller_ref() -> #private::ControllerRef<__S> {
+                    #private::ControllerRef::of::<Self>()
+                }
+            }
+
+            impl #private::ListedInAnyState for #self_ty {
+                fn controller_ref_any<__S: #any>() -> #private::ControllerRef<__S> {
+                    #private::ControllerRef::of::<Self>()
+                }
+            }
+        };
+    };
+    let span = span.unwrap_or_else(proc_macro2::Span::call_site);
+    // The paths written out rather than `#private`, whose tokens keep the macro's span: the
+    // bound's "introduced here" then points at the `State<T>`.
+    let module_state = quote_spanned!(span=> #state: ::cors_axum::__private::ModuleState<__S>);
+    let needs_state = quote_spanned!(span=> for<'__a> #state: ::cors_axum::__private::NeedsState);
+    quote! {
+        impl<__S: 'static> #private::ListedIn<__S> for #self_ty where #module_state {
+            fn controller_ref() -> #private::ControllerRef<__S> {
+                <#state as #private::ModuleState<__S>>::cast(#private::ControllerRef::of::<Self>())
+            }
+        }
+
+        impl #private::ListedInAnyState for #self_ty where #needs_state {}
     }
 }
 

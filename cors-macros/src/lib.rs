@@ -166,8 +166,8 @@ pub fn route(args: TokenStream, item: TokenStream) -> TokenStream {
     route::expand_outside_controller(args.into(), item.into()).into()
 }
 
-/// Declares a module: `imports`, `controllers`, `providers_per_rou`, and optionally `state`,
-/// `guards`, `layers` and `openapi`.
+/// Declares a module: `imports`, `controllers`, `providers_per_rou` (or `providers_per_route`),
+/// and optionally `state`, `guards`, `layers` and `openapi`.
 ///
 /// ```
 /// use axum::http::StatusCode;
@@ -233,7 +233,7 @@ pub fn route(args: TokenStream, item: TokenStream) -> TokenStream {
 /// |---|---|
 /// | `imports: [..]` | modules, `Import::at(prefix, module)` to mount one under a prefix, `CorsModule` (or `CorsModule::with_opts(options)`, `CorsModule::disabled()`) |
 /// | `controllers: [..]` | controller types |
-/// | `providers_per_rou: [..]` | `ProviderBuilder::new().use_value(v)`: values for `Inject<T>` in this module's routes; `CorsOptions` among them are this module's CORS options |
+/// | `providers_per_rou: [..]` or `providers_per_route: [..]` | `ProviderBuilder::new().use_value(v)`: values for `Inject<T>` in this module's routes; `CorsOptions` among them are this module's CORS options. The two spellings are one key (`providers_per_rou` is the original framework's); messages name the one the module wrote |
 /// | `state: T` | the module's routes extract `State<T>`; `router()` returns `Router<T>`, to be given its state with `.with_state(..)` |
 /// | `guards: [..]` | extractor types run before the handlers of this module and of the modules it imports |
 /// | `layers: [..]` | tower layers around the routes of this module and of the modules it imports, inside CORS |

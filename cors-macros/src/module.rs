@@ -18,21 +18,29 @@ struct ModuleDecl {
     imports: Vec<Expr>,
     controllers: Vec<Type>,
     providers: Vec<Expr>,
+    /// `providers_per_route` when the module spells its providers so, for the messages that
+    /// name the key; `None` for `providers_per_rou` or no providers.
+    providers_key: Option<Ident>,
     guards: Vec<Type>,
     layers: Vec<Expr>,
     /// `openapi: false`: the module and its imports left out of OpenAPI documents.
     openapi: Option<LitBool>,
 }
 
-const KEYS: [&str; 7] = [
+const KEYS: [&str; 8] = [
     "state",
     "imports",
     "controllers",
+    "providers_per_route",
     "providers_per_rou",
     "guards",
     "layers",
     "openapi",
 ];
+
+/// The two spellings of the providers key: `providers_per_rou`, the original framework's, and
+/// `providers_per_route`, which reads as English.
+const PROVIDERS_KEYS: [&str; 2] = ["providers_per_rou", "providers_per_route"];
 
 fn list<T: Parse>(input: ParseStream<'_>, key: &Ident) -> syn::Result<Vec<T>> {
     if !input.peek(syn::token::Bracket) {
@@ -61,6 +69,7 @@ impl Parse for ModuleDecl {
             imports: Vec::new(),
             controllers: Vec::new(),
             providers: Vec::new(),
+            providers_key: None,
             guards: Vec::new(),
             layers: Vec::new(),
             openapi: None,
@@ -82,12 +91,27 @@ impl Parse for ModuleDecl {
                     format!("`{key}` specified more than once"),
                 ));
             }
+            let is_providers = |k: &Ident| PROVIDERS_KEYS.contains(&&*k.to_string());
+            let other_spelling = seen.iter().find(|k| is_providers(&key) && is_providers(k));
+            if let Some(first) = other_spelling {
+                return Err(syn::Error::new_spanned(
+                    &key,
+                    format!(
+                        "`{key}` and `{first}` are two spellings of one key; put every provider \
+                         in one `{first}: [..]`"
+                    ),
+                ));
+            }
             body.parse::<Token![:]>()?;
             match name.as_str() {
                 "state" => decl.state = Some(body.parse()?),
                 "imports" => decl.imports = list(&body, &key)?,
                 "controllers" => decl.controllers = list(&body, &key)?,
                 "providers_per_rou" => decl.providers = list(&body, &key)?,
+                "providers_per_route" => {
+                    decl.providers = list(&body, &key)?;
+                    decl.providers_key = Some(key.clone());
+                }
                 "guards" => decl.guards = list(&body, &key)?,
                 "layers" => decl.layers = list(&body, &key)?,
                 // `openapi`, the only key left.
@@ -136,6 +160,7 @@ fn generate(decl: &ModuleDecl) -> syn::Result<TokenStream> {
         imports,
         controllers,
         providers,
+        providers_key,
         guards,
         layers,
         openapi,
@@ -155,14 +180,29 @@ fn generate(decl: &ModuleDecl) -> syn::Result<TokenStream> {
     let imports = imports
         .iter()
         .map(|import| quote_spanned!(import.span()=> .import(#import)));
-    let controllers = controllers
-        .iter()
-        .map(|controller| quote_spanned!(controller.span()=> .controller::<#controller>()));
+    // Through `ListedIn` (`ListedInAnyState` without state), whose bounds the controller
+    // writes at its `State<T>`: a controller of another state is one error naming both states,
+    // with no `where` clause for the generic state suggested.
+    let controllers = controllers.iter().map(|controller| match state {
+        Some(state) => quote_spanned! {controller.span()=>
+            .controller_ref(<#controller as #private::ListedIn<#state>>::controller_ref())
+        },
+        None => quote_spanned! {controller.span()=>
+            .controller_ref(<#controller as #private::ListedInAnyState>::controller_ref_any::<__S>())
+        },
+    });
     // Each guard, and what it says in an OpenAPI document (its type is known here, not in the
     // generic `guard::<G>()`).
+    // Each guard, what it says in an OpenAPI document and what it declares it injects (its
+    // type is known here, not in the generic `guard::<G>()`).
     let guards = guards.iter().map(|guard| {
         let describe = crate::openapi::guard_description(guard);
-        quote_spanned!(guard.span()=> .guard::<#guard>().describe_guard(#describe))
+        let declare = crate::route::declare_guard(guard);
+        quote_spanned! {guard.span()=>
+            .guard::<#guard>()
+            .describe_guard(#describe)
+            .declare_guard(|__needs: &mut #private::Needs| { #declare })
+        }
     });
     let layers = layers
         .iter()
@@ -170,6 +210,10 @@ fn generate(decl: &ModuleDecl) -> syn::Result<TokenStream> {
     let openapi = openapi
         .iter()
         .map(|listed| quote_spanned!(listed.span()=> .listed_in_openapi(#listed)));
+    // Only for the spelling that is not the default, so that most modules write nothing more.
+    let providers_key = providers_key
+        .as_ref()
+        .map(|key| quote!(.providers_key(::core::stringify!(#key))));
     let inherent = application_fns(vis, name, &app_state);
     Ok(quote! {
         #(#attrs)*
@@ -186,6 +230,7 @@ fn generate(decl: &ModuleDecl) -> syn::Result<TokenStream> {
                 #private::ModuleDefinition::<#state_param>::new::<Self>(#name_str)
                     #(#imports)*
                     #(#controllers)*
+                    #providers_key
                     #(.providers(#providers))*
                     #(#guards)*
                     #(#layers)*

@@ -96,23 +96,54 @@ impl Route {
         let providers_name = format_ident!("__cors_route_providers_{}", index);
 
         let arguments = arguments(item, self_ty);
-        let checks = checks(&arguments, &item.sig.output, self_ty, params);
+        let receiver = matches!(item.sig.inputs.first(), Some(FnArg::Receiver(_)));
+        let Checks { body, bounds, span } =
+            checks(&arguments, &item.sig.output, self_ty, params, receiver);
         let layers = RouteLayers {
             route: self.args.level.layer_calls(),
             controller: level.layer_calls(),
         };
-        let router = self.router_expr(item, &arguments, self_ty, params, &layers);
+        // A method's bounds go on the function that adds its wrapper (`__router`); a function's
+        // on this one, where they hold while its body is checked, and are checked where it is
+        // named, in the `RouteDef`, so that a wrong argument is one error rather than one more
+        // from axum's `Handler` bound.
+        let (router, own_bounds) = if receiver {
+            (
+                self.router_expr(item, &arguments, self_ty, params, &layers, &bounds),
+                TokenStream::new(),
+            )
+        } else {
+            (
+                self.router_expr(
+                    item,
+                    &arguments,
+                    self_ty,
+                    params,
+                    &layers,
+                    &TokenStream::new(),
+                ),
+                bounds,
+            )
+        };
         let router_fn = quote! {
             fn #router_name #generics (
                 __into: #private::axum::routing::MethodRouter<#state>,
                 __setup: #private::RouteSetup<#state>,
-            ) -> #private::axum::routing::MethodRouter<#state> {
-                #checks
+            ) -> #private::axum::routing::MethodRouter<#state>
+            #own_bounds
+            {
+                #body
                 #router
             }
         };
 
-        let needs_fn = needs_fn(&needs_name, item, &arguments, self_ty);
+        let route_guards: Vec<&Type> = level
+            .guards
+            .iter()
+            .chain(&self.args.level.guards)
+            .flatten()
+            .collect();
+        let needs_fn = needs_fn(&needs_name, item, &arguments, self_ty, &route_guards);
         let (doc_fn, doc) = self.docs(index, item, &arguments, self_ty, level);
 
         let (providers_fn, providers_ref) = match self.args.level.providers() {
@@ -130,12 +161,20 @@ impl Route {
         let path = &self.path;
         let handler_name = self.handler.to_string();
         let layered = layers.any();
+        // Where a bound of the route's function fails: at its type when it has one, otherwise
+        // at the handler's name.
+        let span = span.unwrap_or_else(|| self.handler.span());
+        let router_ref = {
+            let name = Ident::new(&router_name.to_string(), span);
+            let turbofish = respan(turbofish.clone(), span);
+            quote_spanned!(span=> #name #turbofish)
+        };
         let def = quote! {
             #private::RouteDef {
                 method: #private::Method::#method,
                 path: #path,
                 handler: #handler_name,
-                method_router: #router_name #turbofish,
+                method_router: #router_ref,
                 guards: &[#(#guards),*],
                 layered: #layered,
                 providers: #providers_ref,
@@ -191,6 +230,7 @@ impl Route {
         self_ty: &Type,
         params: &StateParams,
         layers: &RouteLayers,
+        bounds: &TokenStream,
     ) -> TokenStream {
         let handler = &self.handler;
         let Some(FnArg::Receiver(receiver)) = item.sig.inputs.first() else {
@@ -201,7 +241,7 @@ impl Route {
             return quote_spanned!(handler.span()=> #added);
         };
         let added = layers.add(&self.method, quote!(__wrapper::<__C>));
-        self.method_router_expr(receiver, arguments, self_ty, params, added)
+        self.method_router_expr(receiver, arguments, self_ty, params, added, bounds)
     }
 
     /// [`router_expr`](Self::router_expr) of a method: a wrapper that builds the controller
@@ -213,6 +253,7 @@ impl Route {
         self_ty: &Type,
         params: &StateParams,
         added: TokenStream,
+        bounds: &TokenStream,
     ) -> TokenStream {
         let private = private();
         let handler = &self.handler;
@@ -263,6 +304,7 @@ impl Route {
                     + ::core::convert::Into<#self_ty>
                     + ::core::marker::Send
                     + 'static,
+                #bounds
             {
                 #added
             }
@@ -310,6 +352,7 @@ fn needs_fn(
     item: &ImplItemFn,
     arguments: &[(Ident, TokenStream)],
     self_ty: &Type,
+    guards: &[&Type],
 ) -> TokenStream {
     let private = private();
     let receiver = matches!(item.sig.inputs.first(), Some(FnArg::Receiver(_)));
@@ -318,14 +361,30 @@ fn needs_fn(
     let argument_needs = arguments
         .iter()
         .map(|(_, ty)| quote!((&&#private::Probe::<#ty>::new()).declare(__needs);));
+    let guard_needs = guards.iter().map(|guard| declare_guard(guard));
     quote! {
         #[allow(unused_imports, clippy::needless_borrow)]
         fn #name(__needs: &mut #private::Needs) {
             use #private::{DeclareFields as _, DeclareNeed as _, DeclareNoFields as _, DeclareNothing as _};
             #field_needs
             #(#argument_needs)*
+            #(#guard_needs)*
         }
     }
+}
+
+/// The statement that declares guard `guard` into `__needs`: its name, and what it takes when
+/// it implements `GuardInjects`.
+pub(crate) fn declare_guard(guard: &Type) -> TokenStream {
+    let private = private();
+    quote! {{
+        #[allow(unused_imports)]
+        use #private::{DeclareGuard as _, DeclareGuardName as _};
+        // Two references: the `GuardInjects` impl matches with one fewer, the name-only one
+        // with none (see `wiring.rs`).
+        let __probe = &&#private::Probe::<#guard>::new();
+        __probe.declare_guard(__needs);
+    }}
 }
 
 /// The typed arguments of a handler (after any receiver), named `__argN`, with `Self` replaced.
@@ -345,52 +404,126 @@ fn arguments(item: &ImplItemFn, self_ty: &Type) -> Vec<(Ident, TokenStream)> {
         .collect()
 }
 
-/// Checks of a handler's arguments and return type, each spanned at the type at fault, with a
-/// message that says what to do.
+/// What a bound of a route's function checks, and where its type is.
+enum Bound {
+    /// A `State<T>` argument.
+    State(Span),
+    /// Another argument, or the result.
+    Other(Span),
+}
+
+/// The checks of a handler's arguments and return type, each spanned at the type at fault,
+/// with a message that says what to do.
+struct Checks {
+    /// Calls of checking functions, in the body of the route's function.
+    body: TokenStream,
+    /// For a controller of one state: the checks as bounds of the function that adds the
+    /// handler (`where` and its predicates, or the predicates alone for a method, whose
+    /// `__router` has a `where` of its own). Written `for<'a>` so that a bound that does not
+    /// hold is reported where the function is named, not where it is written; while its body is
+    /// checked it holds, so that axum's `Handler` bound adds no error of its own.
+    bounds: TokenStream,
+    /// Where the function is named, when it has one bound: that bound's type.
+    span: Option<Span>,
+}
+
 fn checks(
     arguments: &[(Ident, TokenStream)],
     output: &ReturnType,
     self_ty: &Type,
     params: &StateParams,
-) -> TokenStream {
+    receiver: bool,
+) -> Checks {
     let private = private();
     let state = &params.state;
-    // A controller for every state has its own messages, which lead to `state = T` for an
-    // extractor that needs one state.
-    let (parts_argument, last_argument) = if params.any_state {
-        (
-            quote!(any_state_parts_argument),
-            quote!(any_state_last_argument),
-        )
-    } else {
-        (quote!(parts_argument), quote!(last_argument))
-    };
-    let mut checks = TokenStream::new();
-    if let Some(((_, last), before)) = arguments.split_last() {
-        for (_, ty) in before {
-            let span = ty
-                .clone()
-                .into_iter()
-                .next()
-                .map_or_else(Span::call_site, |t| t.span());
-            checks.extend(quote_spanned!(span=> #private::#parts_argument::<#state, #ty>();));
-        }
-        let span = last
-            .clone()
+    let first_span = |ty: &TokenStream| {
+        ty.clone()
             .into_iter()
             .next()
-            .map_or_else(Span::call_site, |t| t.span());
-        checks.extend(quote_spanned!(span=> #private::#last_argument::<#state, _, #last>();));
+            .map_or_else(Span::call_site, |t| t.span())
+    };
+    let mut body = TokenStream::new();
+    let mut bounds = Vec::new();
+    // A controller for every state has its own messages, which lead to `state = T` for an
+    // extractor that needs one state; its checks stay calls, since a bound on `__S` would be
+    // one more for every module to prove.
+    if params.any_state {
+        if let Some(((_, last), before)) = arguments.split_last() {
+            for (_, ty) in before {
+                let span = first_span(ty);
+                body.extend(
+                    quote_spanned!(span=> #private::any_state_parts_argument::<#state, #ty>();),
+                );
+            }
+            let span = first_span(last);
+            body.extend(
+                quote_spanned!(span=> #private::any_state_last_argument::<#state, _, #last>();),
+            );
+        }
+    } else if let Some(((_, last), before)) = arguments.split_last() {
+        for (_, ty) in before {
+            let span = first_span(ty);
+            bounds.push(match crate::state::state_of_tokens(ty) {
+                Some(part) => (
+                    Bound::State(span),
+                    quote_spanned!(span=> for<'__a> #part: ::cors_axum::__private::StatePart<#state>),
+                ),
+                None => (
+                    Bound::Other(span),
+                    quote_spanned!(span=> for<'__a> #ty: ::cors_axum::__private::PartsArgument<#state>),
+                ),
+            });
+        }
+        let span = first_span(last);
+        match crate::state::state_of_tokens(last) {
+            Some(part) => bounds.push((
+                Bound::State(span),
+                quote_spanned!(span=> for<'__a> #part: ::cors_axum::__private::StatePart<#state>),
+            )),
+            // The last argument's bound names axum's "via" parameter, which a bound cannot.
+            None => {
+                body.extend(quote_spanned!(span=> #private::last_argument::<#state, _, #last>();))
+            }
+        }
     }
     if let ReturnType::Type(_, ty) = output {
         let text = quote!(#ty).to_string();
         // An `impl Trait` return type cannot be named here; axum's own bound checks it.
         if !text.contains("impl ") {
             let ty = replace_self(quote_spanned!(ty.span()=> #ty), self_ty);
-            checks.extend(quote_spanned!(ty.span()=> #private::handler_output::<#ty>();));
+            // A method's wrapper turns the result into a response in its own body. The bound
+            // names no state, so a controller for every state takes it too.
+            if receiver {
+                body.extend(quote_spanned!(ty.span()=> #private::handler_output::<#ty>();));
+            } else {
+                let span = first_span(&ty);
+                bounds.push((
+                    Bound::Other(span),
+                    quote_spanned!(span=> for<'__a> #ty: ::cors_axum::__private::HandlerOutput),
+                ));
+            }
         }
     }
-    checks
+    // With one bound, an error is at its type; with more, at the one `State<T>` argument
+    // (the bound of a controller of one state that most often fails), or at the handler's name.
+    let states: Vec<Span> = bounds
+        .iter()
+        .filter_map(|(bound, _)| match bound {
+            Bound::State(span) => Some(*span),
+            Bound::Other(_) => None,
+        })
+        .collect();
+    let span = match (&bounds[..], &states[..]) {
+        ([(Bound::State(span) | Bound::Other(span), _)], _) | (_, [span]) => Some(*span),
+        _ => None,
+    };
+    let bounds: Vec<_> = bounds.into_iter().map(|(_, bound)| bound).collect();
+    let bounds = match (bounds.is_empty(), receiver) {
+        (true, _) => TokenStream::new(),
+        (false, true) => quote!(#(#bounds,)*),
+        (false, false) => quote!(where #(#bounds),*),
+    };
+    Checks { body, bounds, span }
 }
 
 /// Replaces `Self` in a handler's argument types, since the generated code is outside the impl

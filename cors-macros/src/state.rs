@@ -53,6 +53,12 @@ impl InferredState {
         Ok(inferred)
     }
 
+    /// The span of the first `State<T>` the state was read from, where an error about the
+    /// state points.
+    pub(crate) fn span(&self) -> proc_macro2::Span {
+        self.sources[0].span()
+    }
+
     /// Checks, each spanned at a `State<T>` the state was read from, that it is axum's
     /// `State`: a type of another crate with the same name would otherwise pin the state.
     pub(crate) fn checks(&self) -> TokenStream {
@@ -67,6 +73,13 @@ impl InferredState {
             };
         }
     }
+}
+
+/// [`state_of`] of a handler's argument type as the route writes it (with `Self` replaced),
+/// keeping the spans of `T`.
+pub(crate) fn state_of_tokens(ty: &TokenStream) -> Option<TokenStream> {
+    let ty: Type = syn::parse2(ty.clone()).ok()?;
+    state_of(&ty).map(ToTokens::to_token_stream)
 }
 
 /// `T` when `ty` is `State<T>`, `extract::State<T>` or `axum::extract::State<T>`. Any other

@@ -99,6 +99,11 @@ impl<S: Send + Sync> FromRequestParts<S> for Bearer {
     }
 }
 
+/// `Bearer` takes the `ApiToken` provided at start: without it, the router build fails.
+impl cors_axum::GuardInjects for Bearer {
+    type Injects = (ApiToken,);
+}
+
 /// In the OpenAPI document, the routes `Bearer` guards require a bearer token, so that a
 /// documentation page sends one.
 impl GuardSecurity for Bearer {

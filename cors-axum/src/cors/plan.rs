@@ -317,6 +317,8 @@ impl Imported {
 #[derive(Debug)]
 pub(crate) struct ModuleRecipe {
     module: &'static str,
+    /// How the module spells its providers key, for messages.
+    providers_key: &'static str,
     imported: Arc<Imported>,
     /// The module's own options (`providers_per_rou`).
     provided: Option<CorsOptions>,
@@ -325,11 +327,13 @@ pub(crate) struct ModuleRecipe {
 impl ModuleRecipe {
     pub(crate) fn new(
         module: &'static str,
+        providers_key: &'static str,
         imported: Arc<Imported>,
         provided: Option<CorsOptions>,
     ) -> Self {
         Self {
             module,
+            providers_key,
             imported,
             provided,
         }
@@ -376,6 +380,9 @@ pub(crate) struct ModulePlanner {
     values: ProviderScope,
     /// The imports, the application's options and the module's, merged.
     options: CorsOptions,
+    /// The most specific level of `options`: the module's when it gives options of its own,
+    /// the application's when only the application does.
+    level: CorsLevel,
     reloadable: bool,
     /// Paths without options of their own share one plan per set of methods.
     shared: FxHashMap<Vec<Method>, Arc<PathPlan>>,
@@ -391,21 +398,26 @@ impl ModulePlanner {
     ) -> Result<Self, PlanError> {
         let module = recipe.module;
         let mut options = recipe.imported.options.clone();
+        let level = match (&recipe.provided, application.options) {
+            (None, Some(_)) => CorsLevel::Application,
+            _ => CorsLevel::Module,
+        };
         if let Some(given) = application.options {
-            options = bind(options.merge(given), &values, module, application.given_in)?;
+            options = bind(options.merge(given), &values, &recipe, application.given_in)?;
             validate(&options, module, application.given_in)?;
         }
         if let Some(provided) = &recipe.provided {
-            let given_in = format!("`providers_per_rou` of `{module}`");
-            options = bind(options.merge(provided), &values, module, &given_in)?;
+            let given_in = format!("`{}` of `{module}`", recipe.providers_key);
+            options = bind(options.merge(provided), &values, &recipe, &given_in)?;
             validate(&options, module, &given_in)?;
         }
         let given_in = format!("`CorsModule` imported by `{}`", recipe.imported.from);
-        let options = bind(options, &values, module, &given_in)?;
+        let options = bind(options, &values, &recipe, &given_in)?;
         Ok(Self {
             recipe,
             values,
             options,
+            level,
             reloadable: application.reloadable,
             shared: FxHashMap::default(),
         })
@@ -413,7 +425,7 @@ impl ModulePlanner {
 
     /// The coverage of a route with the module's options.
     pub(crate) fn module_coverage(&self) -> CorsCoverage {
-        self.coverage(&self.options, CorsLevel::Module)
+        self.coverage(&self.options, self.level)
     }
 
     fn coverage(&self, options: &CorsOptions, level: CorsLevel) -> CorsCoverage {
@@ -481,7 +493,7 @@ impl ModulePlanner {
                 continue;
             }
             let mut options = self.options.clone();
-            let mut level = CorsLevel::Module;
+            let mut level = self.level;
             if let Some(controller) = &route.controller_options {
                 options = options.merge(controller);
                 level = CorsLevel::Controller;
@@ -491,7 +503,7 @@ impl ModulePlanner {
                 level = CorsLevel::Route;
             }
             let given_in = given_in(route, level);
-            options = bind(options, &self.values, self.recipe.module, &given_in)?;
+            options = bind(options, &self.values, &self.recipe, &given_in)?;
             let plan = self.compile(&options, Some(methods), Some((route, path, &given_in)))?;
             coverage.push(self.coverage(&options, level));
             by_method.push((route.method.clone(), plan));
@@ -553,9 +565,10 @@ impl ModulePlanner {
 fn bind(
     options: CorsOptions,
     values: &ProviderScope,
-    module: &'static str,
+    recipe: &ModuleRecipe,
     given_in: &str,
 ) -> Result<CorsOptions, PlanError> {
+    let module = recipe.module;
     let needed = options.needed_values();
     if needed.is_empty() {
         return Ok(options);
@@ -566,6 +579,7 @@ fn bind(
         .map_err(|source| match missing {
             Some((_, type_name)) => PlanError::MissingValue {
                 module,
+                providers_key: recipe.providers_key,
                 given_in: given_in.to_owned(),
                 type_name,
                 source: Box::new(source),
@@ -621,6 +635,7 @@ pub(crate) enum PlanError {
     /// says so as the engine does.
     MissingValue {
         module: &'static str,
+        providers_key: &'static str,
         given_in: String,
         type_name: &'static str,
         source: Box<CorsConfigError>,
@@ -643,11 +658,13 @@ impl From<PlanError> for BuildError {
             },
             PlanError::MissingValue {
                 module,
+                providers_key,
                 given_in,
                 type_name,
                 ..
             } => BuildError::MissingCorsValue {
                 module,
+                providers_key,
                 given_in,
                 type_name,
             },

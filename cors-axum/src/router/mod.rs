@@ -16,7 +16,7 @@ use rustc_hash::FxHashMap;
 use crate::controller::ControllerEntry;
 use crate::cors::reload::CorsReload;
 use crate::error::BuildError;
-use crate::guard::GuardFn;
+use crate::guard::NamedGuard;
 use crate::module::{Module, PathLayer};
 use crate::provider::ProviderBuilder;
 use crate::table::RouteTable;
@@ -29,7 +29,7 @@ pub(crate) struct BuildInput<S: 'static> {
     /// The application's providers.
     pub(crate) providers: ProviderBuilder,
     /// The application's guards, run first.
-    pub(crate) guards: Vec<GuardFn<S>>,
+    pub(crate) guards: Vec<NamedGuard<S>>,
     /// The application's layers, outermost last.
     pub(crate) layers: Vec<PathLayer<S>>,
     pub(crate) reload: Option<CorsReload>,
@@ -51,6 +51,7 @@ pub(crate) fn build<S: Clone + Send + Sync + 'static>(
     let inherited = Inherited {
         cors: None,
         guards,
+        guard_needs: Vec::new(),
         layers,
         guard_docs: Vec::new(),
         listed_in_openapi: true,

@@ -51,6 +51,8 @@ struct Prepared {
     scope: Option<ProviderScope>,
     /// Whether its handler or controller takes `CorsService`.
     cors_service: bool,
+    /// The names of its controller's and its own guards, in the order they run.
+    guard_names: Vec<&'static str>,
 }
 
 /// A path's plan, as mounting needs it.
@@ -286,13 +288,28 @@ impl<'w, S: Clone + Send + Sync + 'static> Builder<'w, S> {
             Some(&module.providers),
             Some(&self.providers),
         ];
+        let provided = |type_id| levels.iter().flatten().any(|p| p.provides(type_id));
         for (type_id, type_name) in &need.injected {
-            if !levels.iter().flatten().any(|p| p.provides(*type_id)) {
+            if !provided(*type_id) {
                 return Err(BuildError::MissingProvider {
                     route: format!("{} {path}", route.def.method),
                     handler: self.describe(route),
                     module: module.name,
+                    providers_key: module.providers_key,
                     type_name,
+                });
+            }
+        }
+        // Guards run with the route's providers: what they declare is checked the same way.
+        for guard in module.guard_needs.iter().chain(&need.guard_injected) {
+            if !provided(guard.type_id) {
+                return Err(BuildError::MissingGuardProvider {
+                    guard: guard.guard,
+                    route: format!("{} {path}", route.def.method),
+                    handler: self.describe(route),
+                    module: module.name,
+                    providers_key: module.providers_key,
+                    type_name: guard.type_name,
                 });
             }
         }
@@ -308,6 +325,7 @@ impl<'w, S: Clone + Send + Sync + 'static> Builder<'w, S> {
         Ok(Prepared {
             scope,
             cors_service: need.cors_service,
+            guard_names: need.guards,
         })
     }
 
@@ -424,12 +442,15 @@ impl<'w, S: Clone + Send + Sync + 'static> Builder<'w, S> {
             let guards = if route.def.guards.is_empty() {
                 module.guards.clone()
             } else {
-                module
-                    .guards
+                // The macro declares the names of the route's guards in their order; a route
+                // written by hand may not.
+                let names = prepared
+                    .guard_names
                     .iter()
-                    .chain(route.def.guards)
                     .copied()
-                    .collect()
+                    .chain(std::iter::repeat("a guard"));
+                let own = route.def.guards.iter().copied().zip(names);
+                module.guards.iter().copied().chain(own).collect()
             };
             let setup = RouteSetup {
                 guards,

@@ -14,18 +14,24 @@ use crate::cors::module::CorsImport;
 use crate::cors::plan::{Imported, ModuleRecipe};
 use crate::describe::draft::Describe;
 use crate::error::BuildError;
-use crate::guard::{GuardFn, Guards};
+use crate::guard::{Guards, NamedGuard};
 use crate::module::{ImportKind, Module, ModuleDefinition, PathLayer};
 use crate::provider::ProviderBuilder;
+use crate::wiring::GuardNeed;
 
 /// One module, as its routes see it.
 pub(super) struct ModuleScope<S: 'static> {
     pub(super) name: &'static str,
     /// The module's own providers (`providers_per_rou`).
     pub(super) providers: ProviderBuilder,
+    /// How the module spells its providers key (`providers_per_rou` or `providers_per_route`),
+    /// for messages.
+    pub(super) providers_key: &'static str,
     /// The guards of the application, the modules that import it and its own, in the order
     /// they run.
     pub(super) guards: Guards<S>,
+    /// What the guards of the modules that import it and its own take with `Inject<T>`.
+    pub(super) guard_needs: Vec<GuardNeed>,
     /// The layers of the application, the modules that import it and its own, innermost first.
     pub(super) layers: Vec<PathLayer<S>>,
     /// What the guards of the modules that import it and its own say in an OpenAPI document.
@@ -53,11 +59,21 @@ pub(super) struct Collected<S: 'static> {
     pub(super) providers: Option<ProviderBuilder>,
 }
 
+/// What a module declares for its own routes, as the walk records it.
+struct Own<S: 'static> {
+    name: &'static str,
+    controllers: Vec<ControllerRef<S>>,
+    providers: ProviderBuilder,
+    providers_key: &'static str,
+}
+
 /// What a module passes on to the modules it imports.
 pub(super) struct Inherited<S: 'static> {
     pub(super) cors: Option<Arc<Imported>>,
     /// Most general first: the order they run in.
-    pub(super) guards: Vec<GuardFn<S>>,
+    pub(super) guards: Vec<NamedGuard<S>>,
+    /// What they take with `Inject<T>`, as they declare it.
+    pub(super) guard_needs: Vec<GuardNeed>,
     /// Innermost first: the order they are applied in.
     pub(super) layers: Vec<PathLayer<S>>,
     /// What the guards say in an OpenAPI document.
@@ -117,7 +133,9 @@ impl<S: Clone + Send + Sync + 'static> Walk<S> {
             imports,
             controllers,
             providers,
+            providers_key,
             guards,
+            guard_needs,
             guard_docs,
             layers,
             listed_in_openapi,
@@ -147,6 +165,8 @@ impl<S: Clone + Send + Sync + 'static> Walk<S> {
         let cors = Imported::resolve(name, own_cors, inherited.cors.as_ref())?;
         let mut all_guards = inherited.guards.clone();
         all_guards.extend(guards);
+        let mut all_guard_needs = inherited.guard_needs.clone();
+        all_guard_needs.extend(guard_needs.guard_injected);
         let mut all_layers = layers;
         all_layers.extend(inherited.layers.iter().cloned());
         let mut all_guard_docs = inherited.guard_docs.clone();
@@ -154,6 +174,7 @@ impl<S: Clone + Send + Sync + 'static> Walk<S> {
         let passed_on = Inherited {
             cors,
             guards: all_guards,
+            guard_needs: all_guard_needs,
             layers: all_layers,
             guard_docs: all_guard_docs,
             listed_in_openapi: listed_in_openapi.unwrap_or(inherited.listed_in_openapi),
@@ -161,7 +182,13 @@ impl<S: Clone + Send + Sync + 'static> Walk<S> {
 
         #[cfg(feature = "openapi")]
         let first = (self.modules.len(), self.routes.len());
-        self.add_module(name, prefix, controllers, providers, &passed_on)?;
+        let own = Own {
+            name,
+            controllers,
+            providers,
+            providers_key,
+        };
+        self.add_module(own, prefix, &passed_on)?;
         // The document's routes are the module's own; the routes it describes are known once
         // the modules it imports are walked (`router/document.rs`).
         #[cfg(feature = "openapi")]
@@ -184,17 +211,21 @@ impl<S: Clone + Send + Sync + 'static> Walk<S> {
     /// Records one module's scope and its controllers' routes.
     fn add_module(
         &mut self,
-        name: &'static str,
+        own: Own<S>,
         prefix: &str,
-        controllers: Vec<ControllerRef<S>>,
-        providers: ProviderBuilder,
         scope: &Inherited<S>,
     ) -> Result<(), BuildError> {
+        let Own {
+            name,
+            controllers,
+            providers,
+            providers_key,
+        } = own;
         let index = self.modules.len();
         let covered = scope.cors.is_some();
         if !covered && providers.get::<CorsOptions>().is_some() {
             return Err(BuildError::CorsOptionsWithoutCors {
-                given_in: format!("`providers_per_rou` of `{name}`"),
+                given_in: format!("`{providers_key}` of `{name}`"),
                 module: name,
             });
         }
@@ -230,12 +261,19 @@ impl<S: Clone + Send + Sync + 'static> Walk<S> {
         }
         let cors = scope.cors.as_ref().map(|imported| {
             let provided = providers.get::<CorsOptions>().cloned();
-            Arc::new(ModuleRecipe::new(name, imported.clone(), provided))
+            Arc::new(ModuleRecipe::new(
+                name,
+                providers_key,
+                imported.clone(),
+                provided,
+            ))
         });
         self.modules.push(ModuleScope {
             name,
             providers,
+            providers_key,
             guards: scope.guards.clone().into(),
+            guard_needs: scope.guard_needs.clone(),
             layers: scope.layers.clone(),
             guard_docs: scope.guard_docs.clone(),
             listed_in_openapi: scope.listed_in_openapi,

@@ -625,3 +625,215 @@ fn cors_switched_off_where_no_cors_module_applies_is_a_warning_in_the_route_tabl
         "{shown}"
     );
 }
+
+// ---- `providers_per_route`, the key's other spelling ----------------------------------------
+
+rest_root_module! {
+    struct SpelledOut {
+        controllers: [MissingProvider],
+        providers_per_route: [ProviderBuilder::new().use_value(Greeting("spelled out"))],
+    }
+}
+
+rest_root_module! {
+    struct SpelledOutWithoutGreeting {
+        controllers: [MissingProvider],
+        providers_per_route: [ProviderBuilder::new().use_value(7u32)],
+    }
+}
+
+rest_root_module! {
+    struct SpelledOutWithoutCors {
+        controllers: [RootGet],
+        providers_per_route: [ProviderBuilder::new().use_value(CorsOptions::new().max_age(60u64))],
+    }
+}
+
+#[tokio::test]
+async fn providers_per_route_is_the_same_key_and_messages_name_it_as_written() {
+    let router = SpelledOut::router().unwrap();
+    let answer = send(&router, request("GET", "/missing", &[])).await;
+    assert_eq!(answer.body, "spelled out");
+
+    let err = SpelledOutWithoutGreeting::router().unwrap_err();
+    let shown = err.to_string();
+    assert!(
+        shown.contains(
+            "provide one with `providers_per_route: [ProviderBuilder::new().use_value(..)]` in \
+             `SpelledOutWithoutGreeting`"
+        ),
+        "{shown}"
+    );
+    assert!(!shown.contains("providers_per_rou:"), "{shown}");
+
+    let err = SpelledOutWithoutCors::router().unwrap_err();
+    assert!(
+        err.to_string().starts_with(
+            "CORS options in `providers_per_route` of `SpelledOutWithoutCors` do nothing"
+        ),
+        "{err}"
+    );
+}
+
+// ---- The route table names the application's options ----------------------------------------
+
+rest_root_module! {
+    struct CoveredRoot { imports: [CorsModule], controllers: [RootGet] }
+}
+
+rest_root_module! {
+    struct CoveredRootWithOwn {
+        imports: [CorsModule],
+        controllers: [RootGet],
+        providers_per_rou: [ProviderBuilder::new().use_value(CorsOptions::new().max_age(60u64))],
+    }
+}
+
+#[test]
+fn the_route_table_says_options_given_to_the_application_builder_come_from_the_application() {
+    let cors_column = |table: &cors_axum::RouteTable| -> Vec<String> {
+        table
+            .to_string()
+            .lines()
+            .skip(1)
+            .map(|line| {
+                line.split("  ")
+                    .filter(|c| !c.is_empty())
+                    .nth(3)
+                    .unwrap()
+                    .trim()
+                    .to_owned()
+            })
+            .collect()
+    };
+    let app = CoveredRoot::builder()
+        .provide(CorsOptions::new().origin("https://app.example.com"))
+        .build()
+        .unwrap();
+    assert_eq!(
+        cors_column(app.routes()),
+        ["CoveredRoot + application", "CoveredRoot + application"],
+        "{}",
+        app.routes()
+    );
+    // `cors()` still names the module whose `CorsModule` covers the route.
+    assert!(app.routes().iter().all(|r| r.cors() == Some("CoveredRoot")));
+
+    // Without the application's options, the import's are the most specific.
+    let table = CoveredRoot::routes().unwrap();
+    assert_eq!(
+        cors_column(&table),
+        ["CoveredRoot", "CoveredRoot"],
+        "{table}"
+    );
+
+    // The module's own options are more specific than the application's.
+    let app = CoveredRootWithOwn::builder()
+        .provide(CorsOptions::new().origin("https://app.example.com"))
+        .build()
+        .unwrap();
+    assert_eq!(
+        cors_column(app.routes()),
+        ["CoveredRootWithOwn", "CoveredRootWithOwn"],
+        "{}",
+        app.routes()
+    );
+}
+
+// ---- What a guard injects is checked when the router is built --------------------------------
+
+#[derive(Clone)]
+struct ApiToken(&'static str);
+
+/// The guide's bearer guard: it takes the token the application provides.
+struct Bearer;
+
+impl<S: Send + Sync> axum::extract::FromRequestParts<S> for Bearer {
+    type Rejection = StatusCode;
+
+    async fn from_request_parts(
+        parts: &mut http::request::Parts,
+        state: &S,
+    ) -> Result<Self, StatusCode> {
+        let Inject(ApiToken(token)) = Inject::<ApiToken>::from_request_parts(parts, state)
+            .await
+            .map_err(|_| StatusCode::INTERNAL_SERVER_ERROR)?;
+        let sent = parts
+            .headers
+            .get("authorization")
+            .and_then(|v| v.to_str().ok());
+        match sent.and_then(|v| v.strip_prefix("Bearer ")) {
+            Some(sent) if sent == token => Ok(Bearer),
+            _ => Err(StatusCode::UNAUTHORIZED),
+        }
+    }
+}
+
+impl cors_axum::GuardInjects for Bearer {
+    type Injects = (ApiToken,);
+}
+
+feature_module! {
+    struct GuardedModule { controllers: [RootGet], guards: [Bearer] }
+}
+
+rest_root_module! {
+    struct GuardedApp { imports: [Import::at("/api", GuardedModule)] }
+}
+
+struct RouteGuarded;
+
+#[controller]
+impl RouteGuarded {
+    #[route("GET", "guarded", guards = [Bearer])]
+    async fn guarded() -> &'static str {
+        "guarded"
+    }
+}
+
+rest_root_module! {
+    struct RouteGuardedApp { controllers: [RouteGuarded] }
+}
+
+#[tokio::test]
+async fn a_value_a_guard_injects_without_a_provider_is_an_error_at_build() {
+    let err = GuardedApp::router().unwrap_err();
+    assert!(
+        matches!(err, BuildError::MissingGuardProvider { .. }),
+        "{err:?}"
+    );
+    assert_eq!(
+        err.to_string(),
+        "guard `module_system::Bearer` takes `Inject<module_system::ApiToken>`, but no value of \
+         that type is provided for route `GET /api` (`GuardedModule::RootGet::root`), which it \
+         guards; provide one for the whole application with `.provide(..)` on the application \
+         builder, with `providers_per_rou: [ProviderBuilder::new().use_value(..)]` in \
+         `GuardedModule`, or with `providers = [..]` on the controller or route"
+    );
+    // A guard of a route is checked the same way.
+    let err = RouteGuardedApp::router().unwrap_err();
+    assert!(
+        err.to_string().starts_with(
+            "guard `module_system::Bearer` takes `Inject<module_system::ApiToken>`, but no value \
+             of that type is provided for route `GET /guarded` (`RouteGuardedApp::RouteGuarded::guarded`)"
+        ),
+        "{err}"
+    );
+
+    // Provided, the guard gets it.
+    let router = GuardedApp::builder()
+        .provide(ApiToken("secret"))
+        .router()
+        .unwrap();
+    let answer = send(
+        &router,
+        request("GET", "/api", &[("authorization", "Bearer secret")]),
+    )
+    .await;
+    assert_eq!(
+        (answer.status, answer.body.as_str()),
+        (StatusCode::OK, "root")
+    );
+    let answer = send(&router, request("GET", "/api", &[])).await;
+    assert_eq!(answer.status, StatusCode::UNAUTHORIZED);
+}
