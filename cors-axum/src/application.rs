@@ -10,12 +10,12 @@ use axum::routing::Route;
 use tower_layer::Layer;
 use tower_service::Service;
 
-use crate::router::{self, BuildInput};
 use crate::cors::reload::CorsReload;
 use crate::error::BuildError;
 use crate::guard::{Guard, NamedGuard};
 use crate::module::{Module, PathLayer, path_layer};
 use crate::provider::ProviderBuilder;
+use crate::router::{self, BuildInput};
 use crate::table::RouteTable;
 
 /// A built application: the axum [`Router`] and its [`RouteTable`].

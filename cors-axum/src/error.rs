@@ -242,6 +242,28 @@ impl BuildError {
                 source.field(),
                 source.reason()
             ),
+            Self::CorsOptionsWithoutCors { given_in, module } => write!(
+                f,
+                "CORS options in {given_in} do nothing: no `CorsModule` covers `{module}`; import \
+                 `CorsModule` into `{module}` or into a module that imports it, or remove the options"
+            ),
+            Self::CorsServiceWithoutCors {
+                route,
+                handler,
+                module,
+            } => write!(
+                f,
+                "route `{route}` (`{handler}`) takes `CorsService`, but CORS is off for it; import \
+                 `CorsModule` into `{module}` or into a module that imports it, and do not switch it off \
+                 for this route"
+            ),
+            _ => self.fmt_providers(f),
+        }
+    }
+
+    /// The messages of the errors of values that no level provides.
+    fn fmt_providers(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
             Self::MissingProvider {
                 route,
                 handler,
@@ -282,22 +304,7 @@ impl BuildError {
                  [ProviderBuilder::new().use_value(..)]` in `{module}`, or for the whole application \
                  with `.provide(..)` on the application builder"
             ),
-            Self::CorsOptionsWithoutCors { given_in, module } => write!(
-                f,
-                "CORS options in {given_in} do nothing: no `CorsModule` covers `{module}`; import \
-                 `CorsModule` into `{module}` or into a module that imports it, or remove the options"
-            ),
-            Self::CorsServiceWithoutCors {
-                route,
-                handler,
-                module,
-            } => write!(
-                f,
-                "route `{route}` (`{handler}`) takes `CorsService`, but CORS is off for it; import \
-                 `CorsModule` into `{module}` or into a module that imports it, and do not switch it off \
-                 for this route"
-            ),
-            _ => unreachable!("`Display::fmt` writes the other errors"),
+            _ => unreachable!("`Display::fmt` and `fmt_wiring` write the other errors"),
         }
     }
 }

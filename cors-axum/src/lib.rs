@@ -6,7 +6,6 @@
 extern crate self as cors_axum;
 
 mod application;
-mod router;
 mod context;
 mod controller;
 pub mod cors;
@@ -20,6 +19,7 @@ mod module;
 #[cfg_attr(docsrs, doc(cfg(feature = "openapi")))]
 pub mod openapi;
 mod provider;
+mod router;
 mod table;
 mod unwind;
 mod wiring;
@@ -29,10 +29,11 @@ pub use context::RequestContext;
 pub use controller::Controller;
 pub use cors::{CorsLayer, CorsModule, CorsService};
 pub use error::BuildError;
-pub use guard::{Guard, GuardInjects, InjectedValues};
+pub use guard::Guard;
 pub use module::{Import, Module};
 pub use provider::{Inject, ProviderBuilder};
 pub use table::{RouteInfo, RouteTable};
+pub use wiring::{GuardInjects, InjectedValues};
 
 /// The framework-independent CORS engine, re-exported from `cors-axum-core`.
 pub use cors_axum_core as engine;

@@ -11,7 +11,6 @@ use std::any::{TypeId, type_name};
 use std::marker::PhantomData;
 
 use crate::cors::CorsService;
-use crate::guard::{GuardInjects, InjectedValues};
 use crate::provider::Inject;
 
 /// What one route extracts that its module must provide.
@@ -176,6 +175,95 @@ pub trait DeclareNoFields {
 impl<T: ?Sized> DeclareNoFields for Probe<T> {
     fn declare_fields(&self, _: &mut Needs) {}
 }
+
+/// What a guard takes with [`Inject<T>`](crate::Inject) inside its extractor, declared so
+/// that the router build checks it is provided, as it checks the `Inject<T>` of handlers.
+///
+/// A guard is an extractor: what it extracts inside `from_request_parts` is not in its type,
+/// so the build cannot see it. Declared, a value that no level provides for a route the guard
+/// runs on is a [`BuildError::MissingGuardProvider`](crate::BuildError::MissingGuardProvider)
+/// naming the guard, the type and the route; undeclared, the guard's requests fail at run time
+/// and the log line names the route, the guard and the type.
+///
+/// Declarations are read for the guards listed in `guards: [..]` of a module, a controller or
+/// a route; `ApplicationBuilder::guard` takes any guard, but cannot read them.
+///
+/// ```
+/// use axum::extract::FromRequestParts;
+/// use axum::http::{StatusCode, request::Parts};
+/// use cors_axum::prelude::*;
+/// use cors_axum::{BuildError, GuardInjects};
+///
+/// #[derive(Clone)]
+/// pub struct ApiToken(pub String);
+///
+/// pub struct Bearer;
+///
+/// impl<S: Send + Sync> FromRequestParts<S> for Bearer {
+///     type Rejection = StatusCode;
+///
+///     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, StatusCode> {
+///         let Inject(ApiToken(token)) = Inject::<ApiToken>::from_request_parts(parts, state)
+///             .await
+///             .map_err(|_| StatusCode::INTERNAL_SERVER_ERROR)?;
+///         let sent = parts.headers.get("authorization").and_then(|v| v.to_str().ok());
+///         match sent.and_then(|v| v.strip_prefix("Bearer ")) {
+///             Some(sent) if sent == token => Ok(Bearer),
+///             _ => Err(StatusCode::UNAUTHORIZED),
+///         }
+///     }
+/// }
+///
+/// /// `Bearer` takes the `ApiToken` the application provides.
+/// impl GuardInjects for Bearer {
+///     type Injects = (ApiToken,);
+/// }
+///
+/// pub struct UsersController;
+///
+/// #[controller("users")]
+/// impl UsersController {
+///     #[route("GET")]
+///     async fn list() -> &'static str { "[]" }
+/// }
+///
+/// rest_root_module! {
+///     pub struct AppModule { controllers: [UsersController], guards: [Bearer] }
+/// }
+///
+/// let err = AppModule::router().unwrap_err();
+/// assert!(matches!(err, BuildError::MissingGuardProvider { .. }));
+/// assert!(AppModule::builder().provide(ApiToken("secret".to_owned())).router().is_ok());
+/// ```
+pub trait GuardInjects {
+    /// The types the guard takes with `Inject<T>`, as a tuple: `(ApiToken,)`,
+    /// `(ApiToken, Db)`; up to four.
+    type Injects: InjectedValues;
+}
+
+/// The types of [`GuardInjects::Injects`]: tuples of up to four `Clone + Send + Sync` types.
+pub trait InjectedValues {
+    /// Declares each type as taken by `guard`.
+    #[doc(hidden)]
+    fn declare(guard: &'static str, needs: &mut Needs);
+}
+
+macro_rules! injected_values {
+    ($($t:ident),*) => {
+        impl<$($t: Clone + Send + Sync + 'static),*> InjectedValues for ($($t,)*) {
+            #[allow(unused_variables)]
+            fn declare(guard: &'static str, needs: &mut Needs) {
+                $(needs.guard_inject::<$t>(guard);)*
+            }
+        }
+    };
+}
+
+injected_values!();
+injected_values!(A);
+injected_values!(A, B);
+injected_values!(A, B, C);
+injected_values!(A, B, C, D);
 
 #[cfg(test)]
 // The borrows pick the impl, as in the code `#[controller]` writes.

@@ -125,6 +125,19 @@ fn args_tokens(args: &ControllerArgs) -> TokenStream {
 
 /// The routes of an `impl` block: strips `#[route]`, re-emits the block, declares the routes
 /// and registers the controller.
+/// The function that gives the controller's own providers, and the reference its `Controller`
+/// impl keeps to it.
+fn controller_providers(args: &ControllerArgs) -> (TokenStream, TokenStream) {
+    let private = private();
+    match args.level.providers() {
+        Some(builder) => (
+            quote!(fn __cors_controller_providers() -> #private::ProviderBuilder { #builder }),
+            quote!(::core::option::Option::Some(__cors_controller_providers)),
+        ),
+        None => (TokenStream::new(), quote!(::core::option::Option::None)),
+    }
+}
+
 fn expand_impl(args: TokenStream, mut item: ItemImpl) -> syn::Result<TokenStream> {
     let args: ControllerArgs = syn::parse2(args)?;
     check_block(&item)?;
@@ -163,13 +176,7 @@ fn expand_impl(args: TokenStream, mut item: ItemImpl) -> syn::Result<TokenStream
             .map(|(i, (route, method))| route.expand(i, method, &controller))
             .unzip()
     };
-    let (providers_fn, providers_ref) = match args.level.providers() {
-        Some(builder) => (
-            quote!(fn __cors_controller_providers() -> #private::ProviderBuilder { #builder }),
-            quote!(::core::option::Option::Some(__cors_controller_providers)),
-        ),
-        None => (TokenStream::new(), quote!(::core::option::Option::None)),
-    };
+    let (providers_fn, providers_ref) = controller_providers(&args);
     let state_span = args
         .state
         .as_ref()

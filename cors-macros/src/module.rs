@@ -157,13 +157,7 @@ fn generate(decl: &ModuleDecl) -> syn::Result<TokenStream> {
         vis,
         name,
         state,
-        imports,
-        controllers,
-        providers,
-        providers_key,
-        guards,
-        layers,
-        openapi,
+        ..
     } = decl;
     let private = private();
     let name_str = name.to_string();
@@ -176,7 +170,46 @@ fn generate(decl: &ModuleDecl) -> syn::Result<TokenStream> {
         Some(state) => quote!(#state),
         None => quote!(()),
     };
-    // Spanned at each entry, so that a type error names the entry rather than the whole macro.
+    let calls = definition_calls(decl);
+    let inherent = application_fns(vis, name, &app_state);
+    Ok(quote! {
+        #(#attrs)*
+        #[derive(
+            ::core::fmt::Debug,
+            ::core::clone::Clone,
+            ::core::marker::Copy,
+            ::core::default::Default,
+        )]
+        #vis struct #name;
+
+        impl #generics #private::Module<#state_param> for #name {
+            fn definition(&self) -> #private::ModuleDefinition<#state_param> {
+                #private::ModuleDefinition::<#state_param>::new::<Self>(#name_str)
+                    #calls
+            }
+        }
+
+        impl #private::DeclaredModule for #name {}
+
+        #inherent
+    })
+}
+
+/// The calls on the module's `ModuleDefinition` that declare what the module lists, each
+/// spanned at its entry, so that a type error names the entry rather than the whole macro.
+fn definition_calls(decl: &ModuleDecl) -> TokenStream {
+    let private = private();
+    let ModuleDecl {
+        state,
+        imports,
+        controllers,
+        providers,
+        providers_key,
+        guards,
+        layers,
+        openapi,
+        ..
+    } = decl;
     let imports = imports
         .iter()
         .map(|import| quote_spanned!(import.span()=> .import(#import)));
@@ -191,8 +224,6 @@ fn generate(decl: &ModuleDecl) -> syn::Result<TokenStream> {
             .controller_ref(<#controller as #private::ListedInAnyState>::controller_ref_any::<__S>())
         },
     });
-    // Each guard, and what it says in an OpenAPI document (its type is known here, not in the
-    // generic `guard::<G>()`).
     // Each guard, what it says in an OpenAPI document and what it declares it injects (its
     // type is known here, not in the generic `guard::<G>()`).
     let guards = guards.iter().map(|guard| {
@@ -214,34 +245,15 @@ fn generate(decl: &ModuleDecl) -> syn::Result<TokenStream> {
     let providers_key = providers_key
         .as_ref()
         .map(|key| quote!(.providers_key(::core::stringify!(#key))));
-    let inherent = application_fns(vis, name, &app_state);
-    Ok(quote! {
-        #(#attrs)*
-        #[derive(
-            ::core::fmt::Debug,
-            ::core::clone::Clone,
-            ::core::marker::Copy,
-            ::core::default::Default,
-        )]
-        #vis struct #name;
-
-        impl #generics #private::Module<#state_param> for #name {
-            fn definition(&self) -> #private::ModuleDefinition<#state_param> {
-                #private::ModuleDefinition::<#state_param>::new::<Self>(#name_str)
-                    #(#imports)*
-                    #(#controllers)*
-                    #providers_key
-                    #(.providers(#providers))*
-                    #(#guards)*
-                    #(#layers)*
-                    #(#openapi)*
-            }
-        }
-
-        impl #private::DeclaredModule for #name {}
-
-        #inherent
-    })
+    quote! {
+        #(#imports)*
+        #(#controllers)*
+        #providers_key
+        #(.providers(#providers))*
+        #(#guards)*
+        #(#layers)*
+        #(#openapi)*
+    }
 }
 
 /// The functions of a root module that build its application: `builder()`, `router()`,

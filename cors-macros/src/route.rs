@@ -48,6 +48,16 @@ pub(crate) struct ControllerContext<'a> {
     pub(crate) level: &'a LevelArgs,
 }
 
+/// The function of a route that adds it to its path's method router.
+struct RouterFn {
+    tokens: TokenStream,
+    name: Ident,
+    /// Where an unmet bound of the function is reported.
+    span: Span,
+    /// Whether the route or its controller has layers of its own.
+    layered: bool,
+}
+
 impl Route {
     /// Reads one `#[route(..)]` of `method_item` with the controller's path `prefix`.
     pub(crate) fn parse(
@@ -80,62 +90,13 @@ impl Route {
         controller: &ControllerContext<'_>,
     ) -> (TokenStream, TokenStream) {
         let private = private();
-        let ControllerContext {
-            self_ty,
-            params,
-            level,
-        } = controller;
-        let StateParams {
-            generics,
-            state,
-            turbofish,
-            ..
-        } = params;
+        let ControllerContext { self_ty, level, .. } = controller;
         let router_name = format_ident!("__cors_route_{}", index);
         let needs_name = format_ident!("__cors_needs_{}", index);
         let providers_name = format_ident!("__cors_route_providers_{}", index);
 
         let arguments = arguments(item, self_ty);
-        let receiver = matches!(item.sig.inputs.first(), Some(FnArg::Receiver(_)));
-        let Checks { body, bounds, span } =
-            checks(&arguments, &item.sig.output, self_ty, params, receiver);
-        let layers = RouteLayers {
-            route: self.args.level.layer_calls(),
-            controller: level.layer_calls(),
-        };
-        // A method's bounds go on the function that adds its wrapper (`__router`); a function's
-        // on this one, where they hold while its body is checked, and are checked where it is
-        // named, in the `RouteDef`, so that a wrong argument is one error rather than one more
-        // from axum's `Handler` bound.
-        let (router, own_bounds) = if receiver {
-            (
-                self.router_expr(item, &arguments, self_ty, params, &layers, &bounds),
-                TokenStream::new(),
-            )
-        } else {
-            (
-                self.router_expr(
-                    item,
-                    &arguments,
-                    self_ty,
-                    params,
-                    &layers,
-                    &TokenStream::new(),
-                ),
-                bounds,
-            )
-        };
-        let router_fn = quote! {
-            fn #router_name #generics (
-                __into: #private::axum::routing::MethodRouter<#state>,
-                __setup: #private::RouteSetup<#state>,
-            ) -> #private::axum::routing::MethodRouter<#state>
-            #own_bounds
-            {
-                #body
-                #router
-            }
-        };
+        let router = self.router_fn(&router_name, item, &arguments, controller);
 
         let route_guards: Vec<&Type> = level
             .guards
@@ -153,6 +114,81 @@ impl Route {
             ),
             None => (TokenStream::new(), quote!(::core::option::Option::None)),
         };
+        let def = self.def(controller, &router, &needs_name, providers_ref, doc);
+        let router_fn = router.tokens;
+        (quote!(#router_fn #needs_fn #providers_fn #doc_fn), def)
+    }
+
+    /// The function that adds the route to its path's method router, with the checks of its
+    /// arguments and result.
+    fn router_fn(
+        &self,
+        name: &Ident,
+        item: &ImplItemFn,
+        arguments: &[(Ident, TokenStream)],
+        controller: &ControllerContext<'_>,
+    ) -> RouterFn {
+        let private = private();
+        let ControllerContext {
+            self_ty,
+            params,
+            level,
+        } = controller;
+        let StateParams {
+            generics, state, ..
+        } = params;
+        let receiver = matches!(item.sig.inputs.first(), Some(FnArg::Receiver(_)));
+        let Checks { body, bounds, span } =
+            checks(arguments, &item.sig.output, self_ty, params, receiver);
+        let layers = RouteLayers {
+            route: self.args.level.layer_calls(),
+            controller: level.layer_calls(),
+        };
+        // A method's bounds go on the function that adds its wrapper (`__router`); a function's
+        // on this one, where they hold while its body is checked, and are checked where it is
+        // named, in the `RouteDef`, so that a wrong argument is one error rather than one more
+        // from axum's `Handler` bound.
+        let (wrapper_bounds, own_bounds) = if receiver {
+            (bounds, TokenStream::new())
+        } else {
+            (TokenStream::new(), bounds)
+        };
+        let router = self.router_expr(item, arguments, self_ty, params, &layers, &wrapper_bounds);
+        let tokens = quote! {
+            fn #name #generics (
+                __into: #private::axum::routing::MethodRouter<#state>,
+                __setup: #private::RouteSetup<#state>,
+            ) -> #private::axum::routing::MethodRouter<#state>
+            #own_bounds
+            {
+                #body
+                #router
+            }
+        };
+        RouterFn {
+            tokens,
+            name: name.clone(),
+            // Where a bound of the route's function fails: at its type when it has one,
+            // otherwise at the handler's name.
+            span: span.unwrap_or_else(|| self.handler.span()),
+            layered: layers.any(),
+        }
+    }
+
+    /// The route's `RouteDef`, for the controller's registry entry.
+    fn def(
+        &self,
+        controller: &ControllerContext<'_>,
+        router: &RouterFn,
+        needs_name: &Ident,
+        providers_ref: TokenStream,
+        doc: TokenStream,
+    ) -> TokenStream {
+        let private = private();
+        let ControllerContext { params, level, .. } = controller;
+        let StateParams {
+            state, turbofish, ..
+        } = params;
         let guards = level
             .guards(state)
             .into_iter()
@@ -160,16 +196,14 @@ impl Route {
         let method = format_ident!("{}", self.method);
         let path = &self.path;
         let handler_name = self.handler.to_string();
-        let layered = layers.any();
-        // Where a bound of the route's function fails: at its type when it has one, otherwise
-        // at the handler's name.
-        let span = span.unwrap_or_else(|| self.handler.span());
+        let layered = router.layered;
+        let span = router.span;
         let router_ref = {
-            let name = Ident::new(&router_name.to_string(), span);
+            let name = Ident::new(&router.name.to_string(), span);
             let turbofish = respan(turbofish.clone(), span);
             quote_spanned!(span=> #name #turbofish)
         };
-        let def = quote! {
+        quote! {
             #private::RouteDef {
                 method: #private::Method::#method,
                 path: #path,
@@ -181,8 +215,7 @@ impl Route {
                 needs: #needs_name,
                 doc: #doc,
             }
-        };
-        (quote!(#router_fn #needs_fn #providers_fn #doc_fn), def)
+        }
     }
 
     /// What the route says in an OpenAPI document: its `Describe` function and `RouteDoc`.
@@ -434,76 +467,10 @@ fn checks(
     params: &StateParams,
     receiver: bool,
 ) -> Checks {
-    let private = private();
-    let state = &params.state;
-    let first_span = |ty: &TokenStream| {
-        ty.clone()
-            .into_iter()
-            .next()
-            .map_or_else(Span::call_site, |t| t.span())
-    };
     let mut body = TokenStream::new();
     let mut bounds = Vec::new();
-    // A controller for every state has its own messages, which lead to `state = T` for an
-    // extractor that needs one state; its checks stay calls, since a bound on `__S` would be
-    // one more for every module to prove.
-    if params.any_state {
-        if let Some(((_, last), before)) = arguments.split_last() {
-            for (_, ty) in before {
-                let span = first_span(ty);
-                body.extend(
-                    quote_spanned!(span=> #private::any_state_parts_argument::<#state, #ty>();),
-                );
-            }
-            let span = first_span(last);
-            body.extend(
-                quote_spanned!(span=> #private::any_state_last_argument::<#state, _, #last>();),
-            );
-        }
-    } else if let Some(((_, last), before)) = arguments.split_last() {
-        for (_, ty) in before {
-            let span = first_span(ty);
-            bounds.push(match crate::state::state_of_tokens(ty) {
-                Some(part) => (
-                    Bound::State(span),
-                    quote_spanned!(span=> for<'__a> #part: ::cors_axum::__private::StatePart<#state>),
-                ),
-                None => (
-                    Bound::Other(span),
-                    quote_spanned!(span=> for<'__a> #ty: ::cors_axum::__private::PartsArgument<#state>),
-                ),
-            });
-        }
-        let span = first_span(last);
-        match crate::state::state_of_tokens(last) {
-            Some(part) => bounds.push((
-                Bound::State(span),
-                quote_spanned!(span=> for<'__a> #part: ::cors_axum::__private::StatePart<#state>),
-            )),
-            // The last argument's bound names axum's "via" parameter, which a bound cannot.
-            None => {
-                body.extend(quote_spanned!(span=> #private::last_argument::<#state, _, #last>();))
-            }
-        }
-    }
-    if let ReturnType::Type(_, ty) = output {
-        let text = quote!(#ty).to_string();
-        // An `impl Trait` return type cannot be named here; axum's own bound checks it.
-        if !text.contains("impl ") {
-            let ty = replace_self(quote_spanned!(ty.span()=> #ty), self_ty);
-            // A method's wrapper turns the result into a response in its own body. The bound
-            // names no state, so a controller for every state takes it too.
-            if receiver {
-                body.extend(quote_spanned!(ty.span()=> #private::handler_output::<#ty>();));
-            } else {
-                let span = first_span(&ty);
-                bounds.push((
-                    Bound::Other(span),
-                    quote_spanned!(span=> for<'__a> #ty: ::cors_axum::__private::HandlerOutput),
-                ));
-            }
-        }
-    }
+    argument_checks(arguments, params, &mut body, &mut bounds);
+    output_check(output, self_ty, receiver, &mut body, &mut bounds);
     // With one bound, an error is at its type; with more, at the one `State<T>` argument
     // (the bound of a controller of one state that most often fails), or at the handler's name.
     let states: Vec<Span> = bounds
@@ -524,6 +491,96 @@ fn checks(
         (false, false) => quote!(where #(#bounds),*),
     };
     Checks { body, bounds, span }
+}
+
+/// The span of a type's first token, where its check reports.
+fn first_span(ty: &TokenStream) -> Span {
+    ty.clone()
+        .into_iter()
+        .next()
+        .map_or_else(Span::call_site, |t| t.span())
+}
+
+/// The checks of a handler's arguments: calls in the body, or bounds of the route's function.
+fn argument_checks(
+    arguments: &[(Ident, TokenStream)],
+    params: &StateParams,
+    body: &mut TokenStream,
+    bounds: &mut Vec<(Bound, TokenStream)>,
+) {
+    let private = private();
+    let state = &params.state;
+    let Some(((_, last), before)) = arguments.split_last() else {
+        return;
+    };
+    // A controller for every state has its own messages, which lead to `state = T` for an
+    // extractor that needs one state; its checks stay calls, since a bound on `__S` would be
+    // one more for every module to prove.
+    if params.any_state {
+        for (_, ty) in before {
+            let span = first_span(ty);
+            body.extend(
+                quote_spanned!(span=> #private::any_state_parts_argument::<#state, #ty>();),
+            );
+        }
+        let span = first_span(last);
+        body.extend(
+            quote_spanned!(span=> #private::any_state_last_argument::<#state, _, #last>();),
+        );
+        return;
+    }
+    for (_, ty) in before {
+        let span = first_span(ty);
+        bounds.push(match crate::state::state_of_tokens(ty) {
+            Some(part) => (
+                Bound::State(span),
+                quote_spanned!(span=> for<'__a> #part: ::cors_axum::__private::StatePart<#state>),
+            ),
+            None => (
+                Bound::Other(span),
+                quote_spanned!(span=> for<'__a> #ty: ::cors_axum::__private::PartsArgument<#state>),
+            ),
+        });
+    }
+    let span = first_span(last);
+    match crate::state::state_of_tokens(last) {
+        Some(part) => bounds.push((
+            Bound::State(span),
+            quote_spanned!(span=> for<'__a> #part: ::cors_axum::__private::StatePart<#state>),
+        )),
+        // The last argument's bound names axum's "via" parameter, which a bound cannot.
+        None => body.extend(quote_spanned!(span=> #private::last_argument::<#state, _, #last>();)),
+    }
+}
+
+/// The check of a handler's result type, when it can be named.
+fn output_check(
+    output: &ReturnType,
+    self_ty: &Type,
+    receiver: bool,
+    body: &mut TokenStream,
+    bounds: &mut Vec<(Bound, TokenStream)>,
+) {
+    let private = private();
+    let ReturnType::Type(_, ty) = output else {
+        return;
+    };
+    // An `impl Trait` return type cannot be named here; axum's own bound checks it.
+    if quote!(#ty).to_string().contains("impl ") {
+        return;
+    }
+    let ty = replace_self(quote_spanned!(ty.span()=> #ty), self_ty);
+    // A method's wrapper turns the result into a response in its own body. The bound names no
+    // state, so a controller for every state takes it too.
+    if receiver {
+        body.extend(quote_spanned!(ty.span()=> #private::handler_output::<#ty>();));
+    } else {
+        let span = first_span(&ty);
+        bounds.push((
+            Bound::Other(span),
+            quote_spanned!(span=> for<'__a> #ty: ::cors_axum::__private::HandlerOutput),
+        ));
+    }
 }
 
 /// Replaces `Self` in a handler's argument types, since the generated code is outside the impl

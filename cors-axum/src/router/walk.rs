@@ -82,6 +82,30 @@ pub(super) struct Inherited<S: 'static> {
     pub(super) listed_in_openapi: bool,
 }
 
+impl<S> Inherited<S> {
+    /// What a module passes on to the modules it imports: `own`, its own guards, layers and
+    /// the rest, with these inherited ones (guards before its own, layers after), its CORS and
+    /// OpenAPI listing as given.
+    fn below(&self, own: Inherited<S>) -> Inherited<S> {
+        let mut guards = self.guards.clone();
+        guards.extend(own.guards);
+        let mut guard_needs = self.guard_needs.clone();
+        guard_needs.extend(own.guard_needs);
+        let mut layers = own.layers;
+        layers.extend(self.layers.iter().cloned());
+        let mut guard_docs = self.guard_docs.clone();
+        guard_docs.extend(own.guard_docs);
+        Inherited {
+            cors: own.cors,
+            guards,
+            guard_needs,
+            layers,
+            guard_docs,
+            listed_in_openapi: own.listed_in_openapi,
+        }
+    }
+}
+
 /// The modules and routes of an application, in the order the walk met them: the root first.
 pub(super) struct Walk<S: 'static> {
     pub(super) modules: Vec<ModuleScope<S>>,
@@ -163,22 +187,14 @@ impl<S: Clone + Send + Sync + 'static> Walk<S> {
             }
         }
         let cors = Imported::resolve(name, own_cors, inherited.cors.as_ref())?;
-        let mut all_guards = inherited.guards.clone();
-        all_guards.extend(guards);
-        let mut all_guard_needs = inherited.guard_needs.clone();
-        all_guard_needs.extend(guard_needs.guard_injected);
-        let mut all_layers = layers;
-        all_layers.extend(inherited.layers.iter().cloned());
-        let mut all_guard_docs = inherited.guard_docs.clone();
-        all_guard_docs.extend(guard_docs);
-        let passed_on = Inherited {
+        let passed_on = inherited.below(Inherited {
             cors,
-            guards: all_guards,
-            guard_needs: all_guard_needs,
-            layers: all_layers,
-            guard_docs: all_guard_docs,
+            guards,
+            guard_needs: guard_needs.guard_injected,
+            layers,
+            guard_docs,
             listed_in_openapi: listed_in_openapi.unwrap_or(inherited.listed_in_openapi),
-        };
+        });
 
         #[cfg(feature = "openapi")]
         let first = (self.modules.len(), self.routes.len());

@@ -63,7 +63,9 @@ fn context_allocations(parts: &mut http::request::Parts) -> usize {
 
     let region = Region::new(GLOBAL);
     let mut extract = std::pin::pin!(cors_axum::RequestContext::from_request_parts(parts, &()));
-    let Poll::Ready(Ok(ctx)) = extract.as_mut().poll(&mut Context::from_waker(Waker::noop()))
+    let Poll::Ready(Ok(ctx)) = extract
+        .as_mut()
+        .poll(&mut Context::from_waker(Waker::noop()))
     else {
         panic!("the context is ready at once and never rejects");
     };
@@ -76,7 +78,10 @@ fn context_allocations(parts: &mut http::request::Parts) -> usize {
 // In a process of its own: the allocator counts every thread.
 #[test]
 fn a_request_context_copies_nothing_of_the_request() {
-    if !alone::in_own_process(module_path!(), "a_request_context_copies_nothing_of_the_request") {
+    if !alone::in_own_process(
+        module_path!(),
+        "a_request_context_copies_nothing_of_the_request",
+    ) {
         return;
     }
     let request = http::Request::get("https://api.example/items?page=2")

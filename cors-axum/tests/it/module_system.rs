@@ -804,7 +804,7 @@ async fn a_value_a_guard_injects_without_a_provider_is_an_error_at_build() {
     );
     assert_eq!(
         err.to_string(),
-        "guard `module_system::Bearer` takes `Inject<module_system::ApiToken>`, but no value of \
+        "guard `it::module_system::Bearer` takes `Inject<it::module_system::ApiToken>`, but no value of \
          that type is provided for route `GET /api` (`GuardedModule::RootGet::root`), which it \
          guards; provide one for the whole application with `.provide(..)` on the application \
          builder, with `providers_per_rou: [ProviderBuilder::new().use_value(..)]` in \
@@ -814,7 +814,7 @@ async fn a_value_a_guard_injects_without_a_provider_is_an_error_at_build() {
     let err = RouteGuardedApp::router().unwrap_err();
     assert!(
         err.to_string().starts_with(
-            "guard `module_system::Bearer` takes `Inject<module_system::ApiToken>`, but no value \
+            "guard `it::module_system::Bearer` takes `Inject<it::module_system::ApiToken>`, but no value \
              of that type is provided for route `GET /guarded` (`RouteGuardedApp::RouteGuarded::guarded`)"
         ),
         "{err}"
