@@ -5,7 +5,6 @@
 #[path = "../../cors-axum/tests/it/common/mod.rs"]
 mod common;
 #[path = "../../cors-axum/tests/it/common/openapi_spec.rs"]
-#[allow(dead_code, unreachable_pub)]
 mod openapi_spec;
 mod support;
 

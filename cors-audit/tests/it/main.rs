@@ -4,15 +4,14 @@
 #[path = "../../../examples/app/api.rs"]
 #[allow(dead_code, unreachable_pub)]
 mod api;
-mod audit;
 #[path = "../../../examples/cors.rs"]
 #[allow(dead_code, unreachable_pub)]
 mod example;
-mod limits;
-mod routes;
 #[path = "../support/run.rs"]
-#[allow(dead_code, unreachable_pub)]
 mod run;
 #[path = "../support/servers.rs"]
-#[allow(dead_code, unreachable_pub)]
 mod servers;
+
+mod audit;
+mod limits;
+mod routes;
