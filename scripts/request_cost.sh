@@ -13,7 +13,7 @@ cd "$(dirname "$0")/.."
 command -v valgrind >/dev/null || { echo "valgrind is needed: apt-get install -y valgrind" >&2; exit 1; }
 
 cargo bench -p cors-axum --bench requests --no-run 2>/dev/null
-BIN=$(ls -t target/release/deps/requests-* | grep -v '\.d$' | head -1)
+BIN=$(ls -t "${CARGO_TARGET_DIR:-target}"/release/deps/requests-* | grep -v '\.d$' | head -1)
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
 

@@ -11,7 +11,7 @@ use axum::response::Response;
 use cors_axum_core::{
     ActualDecision, CorsPolicy, CorsRequest, OriginAnswer, OriginLookup, Refusal, RequestKind,
 };
-use http::{HeaderMap, HeaderValue, Method, Request, StatusCode, header};
+use http::{Extensions, HeaderMap, HeaderValue, Method, Request, StatusCode, Uri, header};
 
 use super::future::ResponseFuture;
 use super::plan::{PathPlan, PlanSource, RoutePlan};
@@ -61,6 +61,28 @@ enum Step {
     Decided(ActualDecision),
 }
 
+/// What deciding reads of a request, whatever its body type: its head, borrowed. The decision
+/// takes this rather than the request, so that it is compiled once, in this crate, instead of
+/// in every application for every route's handler.
+#[derive(Clone, Copy)]
+struct Head<'a> {
+    method: &'a Method,
+    uri: &'a Uri,
+    headers: &'a HeaderMap,
+    extensions: &'a Extensions,
+}
+
+impl<'a> Head<'a> {
+    fn of<B>(request: &'a Request<B>) -> Self {
+        Self {
+            method: request.method(),
+            uri: request.uri(),
+            headers: request.headers(),
+            extensions: request.extensions(),
+        }
+    }
+}
+
 impl PathCors {
     pub(crate) fn new(source: PlanSource, route: Option<Arc<str>>, service: bool) -> Self {
         Self {
@@ -88,7 +110,7 @@ impl PathCors {
         D::Future: Send + 'static,
     {
         self.source
-            .with(|plan| match self.decide(plan, &request, None) {
+            .with(|plan| match self.decide(plan, Head::of(&request), None) {
                 Step::Lookup(lookup) => {
                     self.after_lookup(plan.clone(), lookup, request, downstream.later())
                 }
@@ -113,7 +135,7 @@ impl PathCors {
         let cors = self.clone();
         ResponseFuture::lookup(Box::pin(async move {
             let settled = settle(lookup).await;
-            let step = cors.decide(&plan, &request, Some(settled.answer()));
+            let step = cors.decide(&plan, Head::of(&request), Some(settled.answer()));
             cors.proceed(request, step, later)
         }))
     }
@@ -147,15 +169,8 @@ impl PathCors {
 
     /// What `plan` makes of `request`, given the answer of its asynchronous origin decision, if
     /// one was made.
-    #[inline]
-    fn decide<B>(
-        &self,
-        plan: &PathPlan,
-        request: &Request<B>,
-        answer: Option<OriginAnswer<'_>>,
-    ) -> Step {
-        let mut cors =
-            CorsRequest::new(request.method(), request.headers()).with_uri(request.uri());
+    fn decide(&self, plan: &PathPlan, request: Head<'_>, answer: Option<OriginAnswer<'_>>) -> Step {
+        let mut cors = CorsRequest::new(request.method, request.headers).with_uri(request.uri);
         if let Some(answer) = answer {
             cors = cors.with_origin_answer(answer);
         }
@@ -211,12 +226,7 @@ impl PathCors {
     /// What stays on where CORS is off, as `checks` (compiled from the route's options) says:
     /// cross-origin protection trusting no origin, and the origin check of a WebSocket
     /// handshake, which follows the allow list whether or not CORS headers are written.
-    fn without_cors<B>(
-        &self,
-        checks: &CorsPolicy,
-        cors: &CorsRequest<'_>,
-        request: &Request<B>,
-    ) -> Step {
+    fn without_cors(&self, checks: &CorsPolicy, cors: &CorsRequest<'_>, request: Head<'_>) -> Step {
         if checks.protects_cross_origin()
             && let Err(refusal) = protected(cors, request, checks, false)
         {
@@ -233,12 +243,12 @@ impl PathCors {
     }
 
     /// The answer to a preflight, without calling any handler.
-    fn preflight<B>(
+    fn preflight(
         &self,
         plan: &PathPlan,
         route: &RoutePlan,
         cors: &CorsRequest<'_>,
-        request: &Request<B>,
+        request: Head<'_>,
     ) -> Response {
         let mut response = Response::new(Body::empty());
         match route {
@@ -268,9 +278,9 @@ impl PathCors {
     /// cross-origin request under cross-origin protection, or a WebSocket handshake from an
     /// origin the policy does not allow. It carries no CORS grant, and varies on what decided
     /// it, so that no cache gives it to another origin.
-    fn forbidden<B>(
+    fn forbidden(
         &self,
-        request: &Request<B>,
+        request: Head<'_>,
         kind: &'static str,
         reason: &dyn std::fmt::Display,
     ) -> Response {
@@ -285,12 +295,12 @@ impl PathCors {
     }
 
     /// Logs, at debug level, a CORS request that gets no grant: its route, its origin and why.
-    fn refused<B>(&self, request: &Request<B>, kind: &'static str, reason: &dyn std::fmt::Display) {
+    fn refused(&self, request: Head<'_>, kind: &'static str, reason: &dyn std::fmt::Display) {
         tracing::debug!(
             target: "cors_axum",
-            route = self.route.as_deref().unwrap_or_else(|| request.uri().path()),
-            method = %request.method(),
-            origin = %Shown(request.headers().get(header::ORIGIN)),
+            route = self.route.as_deref().unwrap_or_else(|| request.uri.path()),
+            method = %request.method,
+            origin = %Shown(request.headers.get(header::ORIGIN)),
             "CORS {kind} refused: {reason}"
         );
     }
@@ -298,12 +308,12 @@ impl PathCors {
 
 /// The host a request is for, as cross-origin protection compares it with `Origin`: its `Host`
 /// (HTTP/1.1), or the authority of its URI (HTTP/2).
-fn host<B>(request: &Request<B>) -> Option<&[u8]> {
+fn host<'a>(request: Head<'a>) -> Option<&'a [u8]> {
     request
-        .headers()
+        .headers
         .get(header::HOST)
         .map(HeaderValue::as_bytes)
-        .or_else(|| request.uri().authority().map(|a| a.as_str().as_bytes()))
+        .or_else(|| request.uri.authority().map(|a| a.as_str().as_bytes()))
 }
 
 /// Cross-origin protection of `request` by `policy`'s rule: the origins it allows are trusted
@@ -313,14 +323,14 @@ fn host<B>(request: &Request<B>) -> Option<&[u8]> {
 /// Bypass paths are matched against the path the client sent ([`OriginalUri`], which axum's
 /// router puts into the request before a nested router strips its prefix), looked up only
 /// where the policy has bypass paths.
-fn protected<'a, B>(
+fn protected<'a>(
     cors: &CorsRequest<'a>,
-    request: &'a Request<B>,
+    request: Head<'a>,
     policy: &CorsPolicy,
     cors_on: bool,
 ) -> Result<(), Refusal<'a>> {
     if matches!(
-        *request.method(),
+        *request.method,
         Method::GET | Method::HEAD | Method::OPTIONS | Method::CONNECT
     ) {
         return Ok(());
@@ -328,7 +338,7 @@ fn protected<'a, B>(
     let sent;
     let original = policy
         .has_cross_origin_bypass()
-        .then(|| request.extensions().get::<OriginalUri>())
+        .then(|| request.extensions.get::<OriginalUri>())
         .flatten();
     let cors = match original {
         Some(original) => {
@@ -348,8 +358,8 @@ fn protected<'a, B>(
 /// `WebSocketUpgrade` would upgrade it, or an HTTP/2 extended `CONNECT` (RFC 8441; a `CONNECT`
 /// that reaches a route is one, whatever its `:protocol`, so no handshake escapes the
 /// decision). Only a `GET` looks a header up (`Upgrade`, then `Connection`).
-fn is_handshake<B>(cors: &CorsRequest<'_>, request: &Request<B>) -> bool {
-    match *request.method() {
+fn is_handshake(cors: &CorsRequest<'_>, request: Head<'_>) -> bool {
+    match *request.method {
         Method::CONNECT => true,
         Method::GET => cors.is_websocket_upgrade(),
         _ => false,
@@ -358,10 +368,10 @@ fn is_handshake<B>(cors: &CorsRequest<'_>, request: &Request<B>) -> bool {
 
 /// The origin decision of a WebSocket handshake ([`is_handshake`]) by `policy`; `Ok` for any
 /// other request.
-fn websocket<'a, B>(
+fn websocket<'a>(
     policy: &CorsPolicy,
     cors: &CorsRequest<'a>,
-    request: &'a Request<B>,
+    request: Head<'a>,
 ) -> Result<(), Refusal<'a>> {
     if !is_handshake(cors, request) {
         return Ok(());
