@@ -149,7 +149,9 @@ fn long_functions(text: &str) -> Vec<(String, usize)> {
         let is_definition = before.split_whitespace().all(|word| {
             matches!(word, "pub" | "const" | "async" | "unsafe") || word.starts_with("pub(")
         });
-        if !is_definition || trimmed.trim_end().ends_with(';') {
+        // A declaration, or a body on the same line (`fn f(&self) {}`), is no screen.
+        if !is_definition || trimmed.trim_end().ends_with(';') || trimmed.trim_end().ends_with('}')
+        {
             continue;
         }
         let closing = format!("{indent}}}");

@@ -82,6 +82,21 @@ pub(super) struct Inherited<S: 'static> {
     pub(super) listed_in_openapi: bool,
 }
 
+/// Puts `module` on the stack of the modules being walked, or the error of an import cycle
+/// naming the modules in it.
+fn enter<S>(
+    stack: &mut Vec<(TypeId, &'static str)>,
+    module: &ModuleDefinition<S>,
+) -> Result<(), BuildError> {
+    if let Some(at) = stack.iter().position(|(id, _)| *id == module.type_id) {
+        let mut chain: Vec<_> = stack[at..].iter().map(|(_, name)| *name).collect();
+        chain.push(module.name);
+        return Err(BuildError::ImportCycle { chain });
+    }
+    stack.push((module.type_id, module.name));
+    Ok(())
+}
+
 impl<S> Inherited<S> {
     /// What a module passes on to the modules it imports: `own`, its own guards, layers and
     /// the rest, with these inherited ones (guards before its own, layers after), its CORS and
@@ -146,12 +161,7 @@ impl<S: Clone + Send + Sync + 'static> Walk<S> {
         inherited: &Inherited<S>,
         stack: &mut Vec<(TypeId, &'static str)>,
     ) -> Result<(), BuildError> {
-        if let Some(at) = stack.iter().position(|(id, _)| *id == module.type_id) {
-            let mut chain: Vec<_> = stack[at..].iter().map(|(_, name)| *name).collect();
-            chain.push(module.name);
-            return Err(BuildError::ImportCycle { chain });
-        }
-        stack.push((module.type_id, module.name));
+        enter(stack, &module)?;
         let ModuleDefinition {
             name,
             imports,
