@@ -43,6 +43,38 @@ pub struct Item$1 {
 EOF
 }
 
+# The four handlers of controller $1, the same text in both applications; with $2 = ours each
+# is marked with its #[route] (inside the controller's impl block).
+handlers() {
+    local get='' post='' put='' delete=''
+    if [ "$2" = ours ]; then
+        get='#[route("GET", "{id}")]' post='#[route("POST")]'
+        put='#[route("PUT", "{id}")]' delete='#[route("DELETE", "{id}")]'
+    fi
+    cat <<EOF
+$get
+async fn read(Path(id): Path<u64>) -> Json<Item$1> {
+    Json(Item$1 { id, name: String::new(), tags: Vec::new() })
+}
+
+$post
+async fn create(Json(item): Json<Item$1>) -> Json<Item$1> {
+    Json(item)
+}
+
+$put
+async fn update(Path(id): Path<u64>, Json(mut item): Json<Item$1>) -> Json<Item$1> {
+    item.id = id;
+    Json(item)
+}
+
+$delete
+async fn delete(Path(id): Path<u64>) -> String {
+    id.to_string()
+}
+EOF
+}
+
 generate_ours() {
     local dir=$WORK/ours
     mkdir -p "$dir/src"
@@ -76,26 +108,7 @@ pub struct Controller$i;
 
 #[controller("c$i")]
 impl Controller$i {
-    #[route("GET", "{id}")]
-    async fn read(Path(id): Path<u64>) -> Json<Item$i> {
-        Json(Item$i { id, name: String::new(), tags: Vec::new() })
-    }
-
-    #[route("POST")]
-    async fn create(Json(item): Json<Item$i>) -> Json<Item$i> {
-        Json(item)
-    }
-
-    #[route("PUT", "{id}")]
-    async fn update(Path(id): Path<u64>, Json(mut item): Json<Item$i>) -> Json<Item$i> {
-        item.id = id;
-        Json(item)
-    }
-
-    #[route("DELETE", "{id}")]
-    async fn delete(Path(id): Path<u64>) -> String {
-        id.to_string()
-    }
+$(handlers "$i" ours)
 }
 EOF
         } >"$dir/src/c$i.rs"
@@ -149,22 +162,7 @@ EOF
             item "$i"
             cat <<EOF
 
-async fn read(Path(id): Path<u64>) -> Json<Item$i> {
-    Json(Item$i { id, name: String::new(), tags: Vec::new() })
-}
-
-async fn create(Json(item): Json<Item$i>) -> Json<Item$i> {
-    Json(item)
-}
-
-async fn update(Path(id): Path<u64>, Json(mut item): Json<Item$i>) -> Json<Item$i> {
-    item.id = id;
-    Json(item)
-}
-
-async fn delete(Path(id): Path<u64>) -> String {
-    id.to_string()
-}
+$(handlers "$i" plain)
 
 pub fn routes() -> Router {
     Router::new()
