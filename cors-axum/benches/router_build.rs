@@ -14,7 +14,8 @@ use axum::routing::{MethodRouter, get, options};
 use cors_axum::__private::{
     ControllerRef, ModuleDefinition, Needs, RouteDef, RouteDoc, RouteSetup,
 };
-use cors_axum::{Application, CorsModule, Module};
+use cors_axum::app::Module;
+use cors_axum::{Application, CorsModule};
 use criterion::{Criterion, criterion_group};
 use http::Method;
 

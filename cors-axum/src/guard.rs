@@ -15,8 +15,7 @@ use axum::response::{IntoResponse, Response};
 use http::request::Parts;
 
 /// The future of one guard.
-#[doc(hidden)]
-pub type GuardFuture<'a> = Pin<Box<dyn Future<Output = Result<(), Response>> + Send + 'a>>;
+pub(crate) type GuardFuture<'a> = Pin<Box<dyn Future<Output = Result<(), Response>> + Send + 'a>>;
 
 /// One guard, type-erased: runs extractor `G` and keeps only its verdict.
 #[doc(hidden)]

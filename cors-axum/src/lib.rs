@@ -24,34 +24,27 @@ mod table;
 mod unwind;
 mod wiring;
 
-pub use application::{Application, ApplicationBuilder};
+pub use application::Application;
 pub use context::RequestContext;
-pub use controller::Controller;
-pub use cors::{CorsLayer, CorsModule, CorsService};
+pub use cors::{CorsModule, CorsService};
 pub use error::BuildError;
-pub use guard::Guard;
-pub use module::{Import, Module};
+pub use module::Import;
 pub use provider::{Inject, ProviderBuilder};
-pub use table::{RouteInfo, RouteTable};
-pub use wiring::{GuardInjects, InjectedValues};
 
-/// The framework-independent CORS engine, re-exported from `cors-axum-core`.
-pub use cors_axum_core as engine;
-pub use cors_axum_core::{
-    AllowHeaders, AllowMethods, AllowOrigin, CorsConfigError, CorsOptions, ExposeHeaders, MaxAge,
-    PreflightStatus, RejectedPreflight,
-};
+pub use cors_axum_core::{AllowOrigin, CorsOptions};
 
 pub use cors_axum_macros::{controller, feature_module, rest_root_module, restRootModule, route};
 
-/// The `cookie` crate, whose `Cookie` [`CorsService::set_cookie_with`] takes, at the version
-/// this crate uses.
-pub use cookie;
-
-/// The rejections of this crate's extractors, answered when a value is missing at run time.
-pub mod rejection {
-    pub use crate::cors::CorsServiceRejection;
+/// The parts of an application that are not CORS: the builder, the traits the macros implement,
+/// guards and what they declare, the route table, and the rejection of a missing provided value.
+pub mod app {
+    pub use crate::application::ApplicationBuilder;
+    pub use crate::controller::Controller;
+    pub use crate::guard::Guard;
+    pub use crate::module::Module;
     pub use crate::provider::InjectRejection;
+    pub use crate::table::{RouteInfo, RouteTable};
+    pub use crate::wiring::{GuardInjects, InjectedValues};
 }
 
 pub mod guide {
@@ -77,10 +70,10 @@ pub mod guide {
 
 /// Everything a controller or module file usually needs.
 pub mod prelude {
+    pub use crate::cors::{AllowHeaders, AllowMethods, CorsLayer, ExposeHeaders};
     pub use crate::{
-        AllowHeaders, AllowMethods, AllowOrigin, CorsLayer, CorsModule, CorsOptions, CorsService,
-        ExposeHeaders, Import, Inject, ProviderBuilder, RequestContext, controller, feature_module,
-        rest_root_module, restRootModule, route,
+        AllowOrigin, CorsModule, CorsOptions, CorsService, Import, Inject, ProviderBuilder,
+        RequestContext, controller, feature_module, rest_root_module, restRootModule, route,
     };
     pub use axum::response::{IntoResponse, Response};
 }
@@ -100,17 +93,18 @@ pub mod __private {
         DescribeNoArgument, DescribeNoOutput, DescribeOutput, DescribePathSchema,
         DescribePathTuple,
     };
-    pub use crate::guard::{Guard, GuardFn, GuardFuture, Guards, guard};
+    pub use crate::guard::{GuardFn, Guards, guard};
     pub use crate::handler::{RouteSetup, route, route_into};
     pub use crate::module::{DeclaredModule, Import, IntoImport, Module, ModuleDefinition};
     pub use crate::provider::{
         IntoProviders, ProviderBuilder, cors_providers, cors_switch, providers_list,
     };
+    pub use crate::table::RouteTable;
     pub use crate::wiring::{
         DeclareFields, DeclareGuard, DeclareGuardName, DeclareNeed, DeclareNoFields,
         DeclareNothing, FieldNeeds, Needs, Probe,
     };
-    pub use crate::{Application, BuildError, RouteTable};
+    pub use crate::{Application, BuildError};
     pub use axum;
     pub use http::Method;
     pub use inventory;

@@ -57,7 +57,7 @@ pub struct ModuleDefinition<S: 'static> {
     pub(crate) guards: Vec<NamedGuard<S>>,
     /// What the guards declare they take with `Inject<T>` ([`GuardInjects`]).
     ///
-    /// [`GuardInjects`]: crate::GuardInjects
+    /// [`GuardInjects`]: crate::app::GuardInjects
     pub(crate) guard_needs: Needs,
     /// What the guards say in an OpenAPI document (their security schemes); empty without the
     /// `openapi` feature.

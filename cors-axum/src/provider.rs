@@ -187,7 +187,7 @@ impl ProviderScope {
 /// specific wins. A handler or controller field that takes `Inject<T>` on a route without a
 /// provider for `T` is a [`BuildError::MissingProvider`] when the router is built.
 ///
-/// [`ApplicationBuilder::provide`]: crate::ApplicationBuilder::provide
+/// [`ApplicationBuilder::provide`]: crate::app::ApplicationBuilder::provide
 /// [`BuildError::MissingProvider`]: crate::BuildError::MissingProvider
 ///
 /// ```
@@ -249,7 +249,7 @@ pub(crate) struct MissingInjection {
 /// The rejection of [`Inject<T>`] when no value of type `T` is provided for the route.
 ///
 /// The router build checks every `Inject<T>` of handlers and controller fields, and those that
-/// guards declare with [`GuardInjects`](crate::GuardInjects), so this happens only when
+/// guards declare with [`GuardInjects`](crate::app::GuardInjects), so this happens only when
 /// `Inject<T>` is extracted elsewhere, such as inside a custom extractor or an undeclared guard
 /// (whose failure is then logged naming the route and the guard).
 #[derive(Debug)]

@@ -25,7 +25,7 @@ pub struct Needs {
     /// What those guards take with `Inject<T>`, as they declare it with [`GuardInjects`]:
     /// (guard, type, type name).
     ///
-    /// [`GuardInjects`]: crate::GuardInjects
+    /// [`GuardInjects`]: crate::app::GuardInjects
     pub(crate) guard_injected: Vec<GuardNeed>,
 }
 
@@ -118,7 +118,7 @@ impl<T: ?Sized> DeclareNothing for Probe<T> {
 
 /// Declares a guard, with what it takes when it says so with [`GuardInjects`].
 ///
-/// [`GuardInjects`]: crate::GuardInjects
+/// [`GuardInjects`]: crate::app::GuardInjects
 #[doc(hidden)]
 pub trait DeclareGuard {
     /// Adds the guard and its values to `needs`.
@@ -192,7 +192,8 @@ impl<T: ?Sized> DeclareNoFields for Probe<T> {
 /// use axum::extract::FromRequestParts;
 /// use axum::http::{StatusCode, request::Parts};
 /// use cors_axum::prelude::*;
-/// use cors_axum::{BuildError, GuardInjects};
+/// use cors_axum::BuildError;
+/// use cors_axum::app::GuardInjects;
 ///
 /// #[derive(Clone)]
 /// pub struct ApiToken(pub String);

@@ -11,10 +11,11 @@ use axum::extract::ws::{Message, WebSocketUpgrade};
 use axum::extract::{FromRef, FromRequestParts, Path, State};
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, StatusCode, header};
+use cors_axum::CorsOptions;
+use cors_axum::app::ApplicationBuilder;
 use cors_axum::cors::CorsReload;
 use cors_axum::openapi::{GuardSecurity, OpenapiModule};
 use cors_axum::prelude::*;
-use cors_axum::{ApplicationBuilder, CorsOptions};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use utoipa::openapi::Info;
@@ -100,7 +101,7 @@ impl<S: Send + Sync> FromRequestParts<S> for Bearer {
 }
 
 /// `Bearer` takes the `ApiToken` provided at start: without it, the router build fails.
-impl cors_axum::GuardInjects for Bearer {
+impl cors_axum::app::GuardInjects for Bearer {
     type Injects = (ApiToken,);
 }
 

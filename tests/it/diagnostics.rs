@@ -128,7 +128,8 @@ async fn nothing_is_logged_per_request_at_info() {
 
 #[tokio::test]
 async fn a_failed_origin_lookup_logs_its_reason() {
-    use cors_axum::{AllowOrigin, CorsLayer, CorsOptions};
+    use cors_axum::cors::CorsLayer;
+    use cors_axum::{AllowOrigin, CorsOptions};
 
     let (captured, _guard) = Captured::on_this_thread("cors_axum=debug");
     // The error's text comes from elsewhere (a database driver, a remote service): its control

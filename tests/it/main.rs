@@ -24,3 +24,4 @@ mod example_app;
 mod layout;
 mod readme;
 mod reload_file;
+mod surface;

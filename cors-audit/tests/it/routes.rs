@@ -149,7 +149,7 @@ fn audited(json: &serde_json::Value) -> Vec<String> {
 }
 
 /// The routes of a table, less the generated `OPTIONS` ones, `HEAD` and `CONNECT`.
-fn table_routes(table: &cors_axum::RouteTable) -> Vec<String> {
+fn table_routes(table: &cors_axum::app::RouteTable) -> Vec<String> {
     table
         .iter()
         .filter(|r| !["OPTIONS", "HEAD", "CONNECT"].contains(&r.method().as_str()))
@@ -330,7 +330,7 @@ async fn an_app_of_modules_and_one_misconfigured_route() {
 }
 
 /// The JSON form of a route table, as `RouteTable::to_json()` writes it.
-fn table_json(table: &cors_axum::RouteTable) -> String {
+fn table_json(table: &cors_axum::app::RouteTable) -> String {
     let routes: Vec<serde_json::Value> = table
         .iter()
         .map(|r| {

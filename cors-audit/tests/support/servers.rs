@@ -10,7 +10,8 @@ use axum::http::{HeaderMap, HeaderValue, Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use cors_axum::{CorsLayer, CorsOptions};
+use cors_axum::CorsOptions;
+use cors_axum::cors::CorsLayer;
 
 /// The origin the pages of the tests are on.
 pub(crate) const ALLOWED: &str = "https://app.example";

@@ -28,7 +28,8 @@ use super::respond::{Downstream, PathCors};
 ///
 /// ```
 /// use axum::{Router, routing::get};
-/// use cors_axum::{CorsLayer, CorsOptions};
+/// use cors_axum::CorsOptions;
+/// use cors_axum::cors::CorsLayer;
 ///
 /// let layer = CorsLayer::new(CorsOptions::new().origin("https://example.com")).unwrap();
 /// let app: Router = Router::new().route("/", get(|| async { "hi" })).layer(layer);
@@ -61,7 +62,8 @@ impl CorsLayer {
     ///
     /// ```
     /// use cors_axum::cors::CorsReload;
-    /// use cors_axum::{CorsLayer, CorsOptions};
+    /// use cors_axum::CorsOptions;
+    /// use cors_axum::cors::CorsLayer;
     ///
     /// let reload = CorsReload::new();
     /// let layer = CorsLayer::new(CorsOptions::new().origin("https://a.example"))?

@@ -26,6 +26,18 @@ pub use service::{CorsService, CorsServiceRejection};
 #[cfg_attr(docsrs, doc(cfg(feature = "watch")))]
 pub use watch::{FileWatch, WatchError};
 
+pub use cors_axum_core::{
+    AllowHeaders, AllowMethods, CorsConfigError, ExposeHeaders, MaxAge, PreflightStatus,
+    RejectedPreflight,
+};
+
+/// The framework-independent CORS engine, re-exported from `cors-axum-core`.
+pub use cors_axum_core as engine;
+
+/// The `cookie` crate, whose `Cookie` [`CorsService::set_cookie_with`] takes, at the version
+/// this crate uses.
+pub use cookie;
+
 /// What an [asynchronous origin decision](crate::AllowOrigin::async_predicate) is given, and
 /// the error it may fail with.
 pub use cors_axum_core::{BoxError, OriginQuery};

@@ -13,7 +13,7 @@ use super::plan::{
 use crate::provider::ProviderScope;
 
 /// A handle that replaces CORS options while the application serves requests: the options of
-/// a [`CorsLayer`](crate::CorsLayer), or those an application provides to its modules
+/// a [`CorsLayer`](crate::cors::CorsLayer), or those an application provides to its modules
 /// (`AppModule::builder().provide(options).cors_reload(&reload)`).
 ///
 /// [`reload`](CorsReload::reload) makes every plan again with the new options, as the build
@@ -86,7 +86,8 @@ impl CorsReload {
     ///
     /// ```
     /// use cors_axum::cors::CorsReload;
-    /// use cors_axum::{CorsLayer, CorsOptions};
+    /// use cors_axum::CorsOptions;
+    /// use cors_axum::cors::CorsLayer;
     ///
     /// let reload = CorsReload::new();
     /// let in_force = CorsOptions::new().origin("https://a.example").protect_cross_origin(true);
@@ -140,7 +141,7 @@ impl CorsReload {
 }
 
 /// Why [`CorsReload::reload`] refused new options: they are invalid for a module, a route, or a
-/// [`CorsLayer`](crate::CorsLayer), or they would widen the options in force by leaving one out
+/// [`CorsLayer`](crate::cors::CorsLayer), or they would widen the options in force by leaving one out
 /// ([`widens`](Self::widens)). The options in force stay.
 #[derive(Debug)]
 pub struct ReloadError {
@@ -313,7 +314,7 @@ impl Target for ModuleReload {
     }
 }
 
-/// The options of a plain [`CorsLayer`](crate::CorsLayer), replaced as a whole.
+/// The options of a plain [`CorsLayer`](crate::cors::CorsLayer), replaced as a whole.
 pub(crate) struct LayerReload {
     slot: Arc<ArcSwap<PathPlan>>,
 }

@@ -81,7 +81,7 @@ fn is_same_host(decision: &ActualDecision, parts: &Parts) -> bool {
 /// Sets cookies on a CORS response so that browsers accept them.
 ///
 /// An extractor (and an injectable controller field) on routes of a module that imports
-/// [`CorsModule`](crate::CorsModule), or behind a [`CorsLayer`](crate::CorsLayer). Setting a
+/// [`CorsModule`](crate::CorsModule), or behind a [`CorsLayer`](crate::cors::CorsLayer). Setting a
 /// cookie makes the response credentialed: `Access-Control-Allow-Credentials: true` and
 /// `Access-Control-Allow-Origin` the request's own origin, provided the origin is allowed. Under
 /// the default any-origin policy the answer stays `*`, which browsers refuse with credentials:

@@ -8,7 +8,7 @@ use utoipa::openapi::security::SecurityScheme;
 ///
 /// Implemented by the guard type (an extractor listed in `guards: [..]` of a module, controller
 /// or route). Guards that do not implement it are left out of the document; so are the guards
-/// given at run time to [`ApplicationBuilder::guard`](crate::ApplicationBuilder::guard), whose
+/// given at run time to [`ApplicationBuilder::guard`](crate::app::ApplicationBuilder::guard), whose
 /// types the macros do not see. Several guards with schemes on one route are all required.
 ///
 /// ```

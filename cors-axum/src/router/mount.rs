@@ -71,7 +71,7 @@ pub(super) struct Builder<'w, S: 'static> {
     paths: Paths,
     /// The application's providers ([`ApplicationBuilder::provide`]).
     ///
-    /// [`ApplicationBuilder::provide`]: crate::ApplicationBuilder::provide
+    /// [`ApplicationBuilder::provide`]: crate::app::ApplicationBuilder::provide
     providers: ProviderBuilder,
     application: Option<CorsOptions>,
     reload: Option<CorsReload>,

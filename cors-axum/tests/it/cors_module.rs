@@ -5,8 +5,9 @@ use crate::common;
 
 use axum::extract::Path;
 use common::{Answer, request, send};
+use cors_axum::BuildError;
+use cors_axum::cors::PreflightStatus;
 use cors_axum::prelude::*;
-use cors_axum::{BuildError, PreflightStatus};
 use http::StatusCode;
 
 const ORIGIN: &str = "https://app.example.com";

@@ -6,8 +6,9 @@ use crate::common;
 use axum::extract::Path;
 use common::{request, send};
 use cors_axum::__private::ModuleDefinition;
+use cors_axum::BuildError;
+use cors_axum::app::Module;
 use cors_axum::prelude::*;
-use cors_axum::{BuildError, Module};
 use http::StatusCode;
 
 struct ItemsController;
@@ -691,7 +692,7 @@ rest_root_module! {
 
 #[test]
 fn the_route_table_says_options_given_to_the_application_builder_come_from_the_application() {
-    let cors_column = |table: &cors_axum::RouteTable| -> Vec<String> {
+    let cors_column = |table: &cors_axum::app::RouteTable| -> Vec<String> {
         table
             .to_string()
             .lines()
@@ -769,7 +770,7 @@ impl<S: Send + Sync> axum::extract::FromRequestParts<S> for Bearer {
     }
 }
 
-impl cors_axum::GuardInjects for Bearer {
+impl cors_axum::app::GuardInjects for Bearer {
     type Injects = (ApiToken,);
 }
 

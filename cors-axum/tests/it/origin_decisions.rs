@@ -11,8 +11,9 @@ use axum::Router;
 use axum::middleware::{self, Next};
 use axum::response::Response;
 use common::{request, send};
+use cors_axum::AllowOrigin;
+use cors_axum::cors::CorsLayer;
 use cors_axum::prelude::*;
-use cors_axum::{AllowOrigin, CorsLayer};
 use http::StatusCode;
 
 const ALLOWED: &str = "https://allowed.example";

@@ -473,7 +473,7 @@ async fn bypass_paths_apply_to_routes_without_cors() {
 
 #[tokio::test]
 async fn bypass_paths_of_a_nested_layer_are_the_paths_the_client_sent() {
-    let layer = cors_axum::CorsLayer::new(
+    let layer = cors_axum::cors::CorsLayer::new(
         CorsOptions::new()
             .origin(APP)
             .protect_cross_origin(true)

@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use axum::Router;
 use common::{Answer, request, send};
-use cors_axum::CorsLayer;
+use cors_axum::cors::CorsLayer;
 use cors_axum::cors::CorsReload;
 use cors_axum::prelude::*;
 use http::StatusCode;
@@ -345,8 +345,8 @@ mod watched {
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::time::Duration;
 
+    use cors_axum::cors::engine::BoxError;
     use cors_axum::cors::{CorsReload, FileWatch};
-    use cors_axum::engine::BoxError;
     use cors_axum::prelude::*;
 
     use super::common::wire::{http1, pipelined, serve};

@@ -13,9 +13,10 @@ use axum::extract::{FromRequestParts, Request};
 use axum::middleware::{self, Next};
 use common::wire::{WireAnswer, http1, http2, pipelined, serve};
 use common::{Answer, request, send};
+use cors_axum::AllowOrigin;
+use cors_axum::cors::CorsLayer;
 use cors_axum::cors::CorsReload;
 use cors_axum::prelude::*;
-use cors_axum::{AllowOrigin, CorsLayer};
 use http::StatusCode;
 use http::request::Parts;
 
