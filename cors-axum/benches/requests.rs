@@ -6,12 +6,14 @@
 //! `https://example.com`. The requests: a preflight (`POST` with `X-PINGOTHER, Content-Type`), a
 //! `GET` with the allowed `Origin`, a `GET` from another origin, a `GET` without `Origin`. Beside
 //! them: the same module with reloadable options, and origins decided by an asynchronous
-//! predicate whose future is ready at once, against tower-http's `AllowOrigin::async_predicate`.
+//! predicate whose future is ready at once, against tower-http's `AllowOrigin::async_predicate`;
+//! and a `POST` from the allowed origin (with `Sec-Fetch-Site: cross-site`, as a browser sends
+//! it) under cross-origin protection, against the same `POST` without it.
 //!
 //! `cargo bench -p cors-axum --bench requests` measures wall-clock time with criterion.
 //! `REQUEST_COST_ONCE=<router>/<request>` (routers `ours`, `tower-http`, `floor`,
-//! `ours-reloadable`, `ours-async`, `tower-http-async`; requests `preflight`, `get`,
-//! `get-refused`, `no-origin`) sends one warm-up request, then `REQUEST_COST_N` (1,000)
+//! `ours-reloadable`, `ours-async`, `tower-http-async`, `ours-provided`, `ours-protected`;
+//! requests `preflight`, `get`, `get-refused`, `no-origin`, `post`) sends one warm-up request, then `REQUEST_COST_N` (1,000)
 //! requests built beforehand, prints the heap allocations per request (handling and dropping
 //! the response) and exits, for instruction counts under
 //! `valgrind --tool=callgrind --toggle-collect=requests::seed::drive` (`scripts/request_cost.sh` runs
@@ -49,6 +51,18 @@ fn requests(c: &mut Criterion) {
         }
         group.finish();
     }
+    let mut group = c.benchmark_group("post");
+    for name in ["ours-provided", "ours-protected"] {
+        let mut router = router(name);
+        group.bench_function(name, |b| {
+            b.iter_batched(
+                || request("post"),
+                |request| black_box(drive(&mut router, request)),
+                criterion::BatchSize::SmallInput,
+            );
+        });
+    }
+    group.finish();
 }
 
 criterion_group!(benches, requests);

@@ -23,7 +23,7 @@ use http::StatusCode;
 
 use crate::cors::ResponseFuture;
 use crate::cors::respond::{Downstream, PathCors, PreflightPassedOn};
-use crate::guard::Guards;
+use crate::guard::{Guards, NamedGuard};
 use crate::provider::{MissingInjection, ProviderScope};
 use crate::unwind::CatchUnwind;
 
@@ -150,9 +150,10 @@ where
     T: 'static,
     S: Clone + Send + Sync + 'static,
 {
-    type Future = Infallibly<H::Future>;
-    type Later = Self;
+    type Future = GuardedFuture<H::Future>;
+    type Owned = Self;
 
+    #[inline]
     fn call(self, request: Request) -> Self::Future {
         let Guarded {
             inner,
@@ -162,41 +163,71 @@ where
         } = self;
         // A preflight carries no credentials: guards never see one.
         let guards = guards.filter(|_| request.extensions().get::<PreflightPassedOn>().is_none());
-        let Some(guards) = guards else {
-            return Infallibly::Direct {
+        match guards {
+            None => GuardedFuture::Direct {
                 future: inner.call(request, state),
-            };
-        };
-        let guarded = async move {
-            let (mut parts, body) = request.into_parts();
-            for (guard, name) in guards.iter() {
-                match CatchUnwind::new(guard(&mut parts, &state)).await {
-                    Ok(Ok(())) => {}
-                    Ok(Err(rejection)) => {
-                        report_missing_injection(&parts, name);
-                        return rejection;
-                    }
-                    Err(panic) => {
-                        tracing::error!(
-                            target: "cors_axum",
-                            route = parts.uri.path(),
-                            "a guard panicked: {}",
-                            panic.escape_debug()
-                        );
-                        return StatusCode::INTERNAL_SERVER_ERROR.into_response();
-                    }
-                }
-            }
-            inner.call(Request::from_parts(parts, body), state).await
-        };
-        Infallibly::Guarded {
-            future: Box::pin(guarded),
+            },
+            Some(guards) => behind_guards(inner, state, guards, request),
         }
     }
 
-    fn later(self) -> Self {
+    fn into_owned(self) -> Self {
         self
     }
+}
+
+/// The handler's future behind `guards`: out of [`Guarded::call`], so that a route without
+/// guards inlines a small call.
+#[inline(never)]
+fn behind_guards<H, T, S>(
+    inner: H,
+    state: S,
+    guards: Guards<S>,
+    request: Request,
+) -> GuardedFuture<H::Future>
+where
+    H: Handler<T, S>,
+    T: 'static,
+    S: Clone + Send + Sync + 'static,
+{
+    let guarded = async move {
+        let (mut parts, body) = request.into_parts();
+        if let Err(rejection) = run_guards(&mut parts, &state, &guards).await {
+            return rejection;
+        }
+        inner.call(Request::from_parts(parts, body), state).await
+    };
+    GuardedFuture::Guarded {
+        future: Box::pin(guarded),
+    }
+}
+
+/// Runs `guards` in order: the first rejection answers, a guard that panics answers `500`.
+/// Generic over the state alone, so compiled once per application rather than per route.
+async fn run_guards<S: Sync>(
+    parts: &mut http::request::Parts,
+    state: &S,
+    guards: &[NamedGuard<S>],
+) -> Result<(), Response> {
+    for (guard, name) in guards {
+        match CatchUnwind::new(guard(parts, state)).await {
+            Ok(Ok(())) => {}
+            Ok(Err(rejection)) => {
+                report_missing_injection(parts, name);
+                return Err(rejection);
+            }
+            Err(panic) => {
+                tracing::error!(
+                    target: "cors_axum",
+                    route = parts.uri.path(),
+                    "a guard panicked: {}",
+                    panic.escape_debug()
+                );
+                return Err(StatusCode::INTERNAL_SERVER_ERROR.into_response());
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Logs, when guard `guard` was rejected after an `Inject<T>` found no value, what to provide:
@@ -220,8 +251,8 @@ fn report_missing_injection(parts: &http::request::Parts, guard: &str) {
 
 pin_project_lite::pin_project! {
     /// The handler's future, behind its guards, as a service's: a response that cannot fail.
-    #[project = InfalliblyProj]
-    pub(crate) enum Infallibly<F> {
+    #[project = GuardedFutureProj]
+    pub(crate) enum GuardedFuture<F> {
         Direct {
             #[pin]
             future: F,
@@ -232,13 +263,13 @@ pin_project_lite::pin_project! {
     }
 }
 
-impl<F: Future<Output = Response>> Future for Infallibly<F> {
+impl<F: Future<Output = Response>> Future for GuardedFuture<F> {
     type Output = Result<Response, Infallible>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         match self.project() {
-            InfalliblyProj::Direct { future } => future.poll(cx).map(Ok),
-            InfalliblyProj::Guarded { future } => future.as_mut().poll(cx).map(Ok),
+            GuardedFutureProj::Direct { future } => future.poll(cx).map(Ok),
+            GuardedFutureProj::Guarded { future } => future.as_mut().poll(cx).map(Ok),
         }
     }
 }
@@ -249,11 +280,11 @@ pin_project_lite::pin_project! {
     pub(crate) enum WrappedFuture<F> {
         Plain {
             #[pin]
-            future: Infallibly<F>,
+            future: GuardedFuture<F>,
         },
         Cors {
             #[pin]
-            future: ResponseFuture<Infallibly<F>>,
+            future: ResponseFuture<GuardedFuture<F>>,
         },
     }
 }

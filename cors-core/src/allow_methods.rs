@@ -154,13 +154,27 @@ fn compile_list(methods: Vec<String>) -> Result<CompiledMethods, CorsConfigError
             })?,
         )
     };
-    Ok(CompiledMethods::List {
-        methods: unique
-            .into_iter()
-            .map(|m| m.into_bytes().into_boxed_slice())
-            .collect(),
-        value,
-    })
+    let (mut words, mut long) = (Vec::new(), Vec::new());
+    for method in unique {
+        match pack(method.as_bytes()) {
+            Some(word) => words.push(word),
+            None => long.push(method.into_bytes().into_boxed_slice()),
+        }
+    }
+    Ok(CompiledMethods::List { words, long, value })
+}
+
+/// A method of at most 7 bytes (every standard one) as one word: its bytes, and its length in
+/// the top byte, so that comparing two methods is comparing two words.
+#[inline]
+fn pack(method: &[u8]) -> Option<u64> {
+    if method.len() > 7 {
+        return None;
+    }
+    let mut bytes = [0u8; 8];
+    bytes[..method.len()].copy_from_slice(method);
+    bytes[7] = method.len() as u8;
+    Some(u64::from_le_bytes(bytes))
 }
 
 #[cold]
@@ -179,7 +193,10 @@ pub(crate) enum CompiledMethods {
     Any(HeaderValue),
     /// A fixed list and its prebuilt header value (`None` when empty: nothing is allowed).
     List {
-        methods: Vec<Box<[u8]>>,
+        /// The methods of at most 7 bytes, [packed](pack).
+        words: Vec<u64>,
+        /// The longer ones.
+        long: Vec<Box<[u8]>>,
         value: Option<HeaderValue>,
     },
     /// Echo the requested method.
@@ -203,9 +220,13 @@ impl CompiledMethods {
                 Err(Refusal::MalformedRequestMethod { method: requested })
             }
             // Configured methods are tokens, so one equal to the request is too.
-            CompiledMethods::List { methods, .. } => {
+            CompiledMethods::List { words, long, .. } => {
                 let bytes = requested.as_bytes();
-                if methods.iter().any(|m| **m == *bytes) {
+                let listed = match pack(bytes) {
+                    Some(word) => words.contains(&word),
+                    None => long.iter().any(|m| **m == *bytes),
+                };
+                if listed {
                     Ok(None)
                 } else {
                     Err(not_listed(requested))

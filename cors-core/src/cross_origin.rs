@@ -12,11 +12,12 @@ use crate::origin::names_host;
 use crate::request::{CorsRequest, Lines};
 
 /// Decides on `request` as [`CorsPolicy::cross_origin`](crate::CorsPolicy::cross_origin)
-/// describes, the paths of `bypass` let through, `trusted` saying whether the CORS policy allows an origin (asked only about a
-/// cross-origin unsafe request's single `Origin`).
-pub(crate) fn check<'a>(
+/// describes, the paths of `bypass` let through, `trusted` saying whether the CORS policy
+/// allows an origin (asked only about a cross-origin unsafe request's single `Origin`), `host`
+/// giving the request's host (asked only when `Origin` is compared with it).
+pub(crate) fn check<'a, 'h>(
     request: &CorsRequest<'a>,
-    host: Option<&[u8]>,
+    host: impl FnOnce() -> Option<&'h [u8]>,
     bypass: &Bypass,
     trusted: impl FnOnce(&'a HeaderValue) -> bool,
 ) -> Result<(), Refusal<'a>> {
@@ -55,7 +56,7 @@ pub(crate) fn check<'a>(
         // of a kind that sends no `Origin`.
         Lines::Absent => Ok(()),
         Lines::Several => Err(Refusal::SeveralOrigins),
-        Lines::One(origin) if host.is_some_and(|host| names_host(origin.as_bytes(), host)) => {
+        Lines::One(origin) if host().is_some_and(|host| names_host(origin.as_bytes(), host)) => {
             Ok(())
         }
         Lines::One(origin) if trusted(origin) => Ok(()),

@@ -81,22 +81,27 @@ pub(crate) fn count_names(line: &[u8]) -> Option<usize> {
     if line.len() > MAX_TOTAL_LEN {
         return None;
     }
-    let (mut names, mut in_name, mut after_name) = (0usize, false, false);
-    for &b in line {
-        if is_token_byte(b) {
-            if after_name {
-                // Whitespace inside an element: `a b` is not a name.
-                return None;
-            }
-            names += usize::from(!in_name);
-            in_name = true;
-        } else if b == b',' {
-            (in_name, after_name) = (false, false);
-        } else if b == b' ' || b == b'\t' {
-            after_name |= in_name;
-            in_name = false;
-        } else {
-            return None;
+    let is_space = |b: u8| b == b' ' || b == b'\t';
+    let (mut names, mut i) = (0usize, 0usize);
+    // Element by element: spaces, a name (a run of token bytes, the tight loop), spaces, then
+    // a comma or the end. An empty element is skipped, as the parser does.
+    while i < line.len() {
+        while i < line.len() && is_space(line[i]) {
+            i += 1;
+        }
+        let start = i;
+        while i < line.len() && is_token_byte(line[i]) {
+            i += 1;
+        }
+        names += usize::from(i > start);
+        while i < line.len() && is_space(line[i]) {
+            i += 1;
+        }
+        match line.get(i) {
+            None => break,
+            Some(b',') => i += 1,
+            // A byte that is not a token's, or a name right after another (`a b`).
+            Some(_) => return None,
         }
     }
     (names <= MAX_NAMES).then_some(names)

@@ -40,5 +40,5 @@ pub use options::{CorsOptions, PreflightStatus, RejectedPreflight};
 pub use policy::CorsPolicy;
 pub use preflight::PreflightDecision;
 pub use refusal::Refusal;
-pub use request::{CorsRequest, OriginAnswer, RequestKind};
+pub use request::{Classification, CorsRequest, OriginAnswer, RequestKind};
 pub use vary::merge_vary;

@@ -2,14 +2,13 @@
 
 use std::sync::Arc;
 
-use http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode};
+use http::{HeaderName, HeaderValue, Method, StatusCode};
 
 use crate::actual::{ActualDecision, Verdict};
 use crate::allow_methods::CompiledMethods;
 use crate::allow_origin::{
     CompiledOrigin, CredentialsToInsecure, OriginChecks, OriginLookup, OriginRule,
 };
-use crate::header::ACCESS_CONTROL_REQUEST_PRIVATE_NETWORK;
 use crate::preflight::{PreflightAnswer, PreflightDecision, PreflightGrant, PreflightParts};
 use crate::public_suffix::OwnedSuffixes;
 use crate::request::Lines;
@@ -77,22 +76,6 @@ pub struct CorsPolicy {
     cross_origin_bypass: crate::cross_origin::Bypass,
     /// [`CorsOptions::check_websocket_origin`].
     check_websocket_origin: bool,
-}
-
-/// Whether a preflight asks for private network access
-/// (`Access-Control-Request-Private-Network: true`).
-///
-/// A name the `http` crate does not know is hashed byte by byte (FNV), which for this long one
-/// costs more than comparing it with every name of a request's header map (a dozen for a
-/// browser's preflight, most of them known names, which compare in one step). So the names are
-/// scanned, and only a request that has the header pays for the hashed lookup of its value.
-fn requests_private_network(headers: &HeaderMap) -> bool {
-    headers
-        .keys()
-        .any(|name| *name == ACCESS_CONTROL_REQUEST_PRIVATE_NETWORK)
-        && headers
-            .get(ACCESS_CONTROL_REQUEST_PRIVATE_NETWORK)
-            .is_some_and(|v| v.as_bytes() == b"true")
 }
 
 impl CorsPolicy {
@@ -304,9 +287,51 @@ impl CorsPolicy {
         if !self.protect_cross_origin {
             return Ok(());
         }
-        crate::cross_origin::check(request, host, &self.cross_origin_bypass, |origin| {
-            !self.any_origin && self.origin.decide(origin, request).is_ok()
-        })
+        crate::cross_origin::check(
+            request,
+            || host,
+            &self.cross_origin_bypass,
+            |origin| !self.any_origin && self.origin.decide(origin, request).is_ok(),
+        )
+    }
+
+    /// Cross-origin protection as [`cross_origin`](Self::cross_origin) decides it, reusing the
+    /// decision [`actual`](Self::actual) made on the same request: an origin it granted by name
+    /// is trusted without being decided again (so the request passes with no header looked up),
+    /// and `host` is asked for only when the rule compares it with `Origin`.
+    ///
+    /// ```
+    /// use cors_axum_core::{CorsOptions, CorsPolicy, CorsRequest, Refusal};
+    /// use http::{HeaderMap, HeaderValue, Method};
+    ///
+    /// let policy = CorsPolicy::from_options(
+    ///     &CorsOptions::new().origin("https://app.example").protect_cross_origin(true),
+    /// )?;
+    /// let mut headers = HeaderMap::new();
+    /// headers.insert("sec-fetch-site", HeaderValue::from_static("cross-site"));
+    /// headers.insert("origin", HeaderValue::from_static("https://app.example"));
+    /// let post = CorsRequest::new(&Method::POST, &headers);
+    /// let decision = policy.actual(&post);
+    /// assert_eq!(policy.cross_origin_after(&post, &decision, || None), Ok(()));
+    ///
+    /// headers.insert("origin", HeaderValue::from_static("https://evil.example"));
+    /// let post = CorsRequest::new(&Method::POST, &headers);
+    /// let decision = policy.actual(&post);
+    /// let refusal = policy.cross_origin_after(&post, &decision, || None);
+    /// assert!(matches!(refusal, Err(Refusal::CrossSiteRequest { .. })));
+    /// # Ok::<(), cors_axum_core::CorsConfigError>(())
+    /// ```
+    pub fn cross_origin_after<'a, 'h>(
+        &self,
+        request: &CorsRequest<'a>,
+        actual: &ActualDecision,
+        host: impl FnOnce() -> Option<&'h [u8]>,
+    ) -> Result<(), Refusal<'a>> {
+        // An origin granted by name is trusted, which passes whatever else the request says.
+        if !self.protect_cross_origin || actual.verdict == Verdict::Reflect {
+            return Ok(());
+        }
+        crate::cross_origin::check(request, host, &self.cross_origin_bypass, |_| false)
     }
 
     /// Cross-origin protection where CORS is switched off
@@ -320,7 +345,12 @@ impl CorsPolicy {
         request: &CorsRequest<'a>,
         host: Option<&[u8]>,
     ) -> Result<(), Refusal<'a>> {
-        crate::cross_origin::check(request, host, &crate::cross_origin::Bypass::NONE, |_| false)
+        crate::cross_origin::check(
+            request,
+            || host,
+            &crate::cross_origin::Bypass::NONE,
+            |_| false,
+        )
     }
 
     /// Cross-origin protection of a route whose CORS is switched off
@@ -358,7 +388,7 @@ impl CorsPolicy {
         if !self.protect_cross_origin {
             return Ok(());
         }
-        crate::cross_origin::check(request, host, &self.cross_origin_bypass, |_| false)
+        crate::cross_origin::check(request, || host, &self.cross_origin_bypass, |_| false)
     }
 
     /// Whether [`cross_origin_bypass`](CorsOptions::cross_origin_bypass) lists any path: a
@@ -482,7 +512,7 @@ impl CorsPolicy {
             .parts
             .headers
             .check(request.requested_headers())?;
-        let private_network = requests_private_network(request.headers());
+        let private_network = request.requests_private_network();
         if private_network && !self.preflight.parts.private_network {
             return Err(Refusal::PrivateNetworkNotEnabled);
         }

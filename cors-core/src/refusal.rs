@@ -114,14 +114,14 @@ pub enum Refusal<'a> {
 }
 
 /// Request bytes shown in a log line: quoted in backticks, escaped (no control bytes, no line
-/// breaks, no backtick) and cut after [`Shown::MAX`] bytes.
-struct Shown<'a>(&'a [u8]);
+/// breaks, no backtick) and cut after [`Escaped::MAX`] bytes.
+struct Escaped<'a>(&'a [u8]);
 
-impl Shown<'_> {
+impl Escaped<'_> {
     const MAX: usize = 128;
 }
 
-impl fmt::Display for Shown<'_> {
+impl fmt::Display for Escaped<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let (shown, cut) = match self.0.get(..Self::MAX) {
             Some(head) if self.0.len() > Self::MAX => (head, true),
@@ -149,17 +149,17 @@ impl fmt::Display for Refusal<'_> {
         match *self {
             Refusal::NotPreflight => f.write_str("not a preflight request"),
             Refusal::OriginNotAllowed { origin } => {
-                write!(f, "origin {} is not allowed", Shown(origin.as_bytes()))
+                write!(f, "origin {} is not allowed", Escaped(origin.as_bytes()))
             }
             Refusal::NullOriginNotEnabled => {
                 f.write_str("origin `null` is not allowed without `allow_null_origin(true)`")
             }
             Refusal::SeveralOrigins => f.write_str("several `Origin` headers"),
             Refusal::MalformedOrigin { origin } => {
-                write!(f, "malformed origin {}", Shown(origin.as_bytes()))
+                write!(f, "malformed origin {}", Escaped(origin.as_bytes()))
             }
             Refusal::MethodNotAllowed { method } => {
-                write!(f, "method {} is not allowed", Shown(method.as_bytes()))
+                write!(f, "method {} is not allowed", Escaped(method.as_bytes()))
             }
             Refusal::SeveralRequestMethods => {
                 f.write_str("several `Access-Control-Request-Method` headers")
@@ -167,13 +167,13 @@ impl fmt::Display for Refusal<'_> {
             Refusal::MalformedRequestMethod { method } => write!(
                 f,
                 "malformed `Access-Control-Request-Method`: {} is not a method",
-                Shown(method.as_bytes())
+                Escaped(method.as_bytes())
             ),
             Refusal::HeaderNotAllowed { name } => {
                 write!(
                     f,
                     "request header {} is not allowed",
-                    Shown(name.as_bytes())
+                    Escaped(name.as_bytes())
                 )
             }
             Refusal::TooManyRequestHeaders => write!(
@@ -187,12 +187,12 @@ impl fmt::Display for Refusal<'_> {
             Refusal::MalformedRequestHeaders { element } => write!(
                 f,
                 "malformed `Access-Control-Request-Headers`: {} is not a header name",
-                Shown(element)
+                Escaped(element)
             ),
             Refusal::OriginLookupFailed { reason } => write!(
                 f,
                 "the origin could not be decided: {}",
-                Shown(reason.as_bytes())
+                Escaped(reason.as_bytes())
             ),
             Refusal::PrivateNetworkNotEnabled => f.write_str(
                 "private network access requested but not enabled (`private_network(true)`)",
@@ -206,13 +206,13 @@ impl fmt::Display for Refusal<'_> {
                 f,
                 "cross-origin protection: an unsafe request with `Sec-Fetch-Site` {} from an origin \
                  the CORS policy does not allow",
-                Shown(site.as_bytes())
+                Escaped(site.as_bytes())
             ),
             Refusal::CrossOriginRequest { origin } => write!(
                 f,
                 "cross-origin protection: an unsafe request without `Sec-Fetch-Site` from origin {}, \
                  which is neither the request's host nor allowed by the CORS policy",
-                Shown(origin.as_bytes())
+                Escaped(origin.as_bytes())
             ),
         }
     }
@@ -240,7 +240,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn shown_escapes_and_cuts() {
+    fn escaped_escapes_and_cuts() {
         let value = HeaderValue::from_bytes(b"https://a.example\t\"x\xff").unwrap();
         assert_eq!(
             Refusal::OriginNotAllowed { origin: &value }.to_string(),

@@ -6,6 +6,8 @@ use http::header::{
 };
 use http::{HeaderMap, HeaderName, HeaderValue, Method, Uri};
 
+use crate::header::ACCESS_CONTROL_REQUEST_PRIVATE_NETWORK;
+
 /// The lines of one request header: none, one, or several (a header a CORS request must send at
 /// most once is never granted when sent several times).
 #[derive(Clone, Copy, Debug)]
@@ -27,6 +29,48 @@ impl<'a> Lines<'a> {
 
     pub(crate) fn is_present(self) -> bool {
         !matches!(self, Lines::Absent)
+    }
+
+    /// The lines with one more, `value`.
+    fn and(self, value: &'a HeaderValue) -> Self {
+        match self {
+            Lines::Absent => Lines::One(value),
+            Lines::One(_) | Lines::Several => Lines::Several,
+        }
+    }
+}
+
+/// A request's classification by [`CorsRequest::new`], owned: see
+/// [`CorsRequest::classification`] and [`CorsRequest::resumed`].
+#[derive(Clone, Debug)]
+pub struct Classification {
+    origin: OwnedLines,
+    requested_method: OwnedLines,
+}
+
+/// [`Lines`], owned.
+#[derive(Clone, Debug)]
+enum OwnedLines {
+    Absent,
+    One(HeaderValue),
+    Several,
+}
+
+impl OwnedLines {
+    fn of(lines: Lines<'_>) -> Self {
+        match lines {
+            Lines::Absent => OwnedLines::Absent,
+            Lines::One(value) => OwnedLines::One(value.clone()),
+            Lines::Several => OwnedLines::Several,
+        }
+    }
+
+    fn lines(&self) -> Lines<'_> {
+        match self {
+            OwnedLines::Absent => Lines::Absent,
+            OwnedLines::One(value) => Lines::One(value),
+            OwnedLines::Several => Lines::Several,
+        }
     }
 }
 
@@ -87,6 +131,17 @@ pub struct CorsRequest<'a> {
     requested_method: Lines<'a>,
     /// The answer of an asynchronous origin decision, once made.
     origin_answer: Option<OriginAnswer<'a>>,
+    /// What the one pass over an `OPTIONS` request's headers found of a preflight's other
+    /// headers; `None` where they are looked up when asked for.
+    preflight: Option<PreflightHeaders<'a>>,
+}
+
+/// A preflight's headers besides `Origin` and `Access-Control-Request-Method`.
+#[derive(Clone, Copy, Debug)]
+struct PreflightHeaders<'a> {
+    requested_headers: Lines<'a>,
+    /// The first `Access-Control-Request-Private-Network`.
+    private_network: Option<&'a HeaderValue>,
 }
 
 /// The answer of an asynchronous origin decision
@@ -103,15 +158,45 @@ pub enum OriginAnswer<'a> {
 }
 
 impl<'a> CorsRequest<'a> {
-    /// Looks up the `Origin` header and, for an `OPTIONS` request with one,
-    /// `Access-Control-Request-Method`.
+    /// Looks up the `Origin` header; for an `OPTIONS` request, instead, reads its headers in
+    /// one pass for `Origin` and the headers of a preflight.
     pub fn new(method: &'a Method, headers: &'a HeaderMap) -> Self {
-        let origin = Lines::of(headers, &ORIGIN);
-        let requested_method = if origin.is_present() && method == Method::OPTIONS {
-            Lines::of(headers, &ACCESS_CONTROL_REQUEST_METHOD)
-        } else {
-            Lines::Absent
-        };
+        if method == Method::OPTIONS {
+            return Self::options(method, headers);
+        }
+        Self {
+            method,
+            headers,
+            uri: None,
+            path_as_sent: None,
+            origin: Lines::of(headers, &ORIGIN),
+            requested_method: Lines::Absent,
+            origin_answer: None,
+            preflight: None,
+        }
+    }
+
+    /// An `OPTIONS` request: one pass over its headers, which costs less than looking up the
+    /// four a preflight reads (one of them a name `http` does not know, hashed byte by byte).
+    fn options(method: &'a Method, headers: &'a HeaderMap) -> Self {
+        let mut origin = Lines::Absent;
+        let mut requested_method = Lines::Absent;
+        let mut requested_headers = Lines::Absent;
+        let mut private_network = None;
+        for (name, value) in headers {
+            if *name == ORIGIN {
+                origin = origin.and(value);
+            } else if *name == ACCESS_CONTROL_REQUEST_METHOD {
+                requested_method = requested_method.and(value);
+            } else if *name == ACCESS_CONTROL_REQUEST_HEADERS {
+                requested_headers = requested_headers.and(value);
+            } else if private_network.is_none() && *name == ACCESS_CONTROL_REQUEST_PRIVATE_NETWORK {
+                private_network = Some(value);
+            }
+        }
+        if !origin.is_present() {
+            requested_method = Lines::Absent;
+        }
         Self {
             method,
             headers,
@@ -120,6 +205,10 @@ impl<'a> CorsRequest<'a> {
             origin,
             requested_method,
             origin_answer: None,
+            preflight: Some(PreflightHeaders {
+                requested_headers,
+                private_network,
+            }),
         }
     }
 
@@ -249,6 +338,48 @@ impl<'a> CorsRequest<'a> {
             && contains_ignoring_case(self.headers, &CONNECTION, b"upgrade")
     }
 
+    /// What [`new`](Self::new) looked up, owned (each value a clone sharing the request's
+    /// bytes): kept while the request waits for an asynchronous origin decision, so that it is
+    /// resumed with [`resumed`](Self::resumed) rather than classified again.
+    pub fn classification(&self) -> Classification {
+        Classification {
+            origin: OwnedLines::of(self.origin),
+            requested_method: OwnedLines::of(self.requested_method),
+        }
+    }
+
+    /// The request as [`new`](Self::new) classified it, from what
+    /// [`classification`](Self::classification) kept, looking no header up again. `headers`
+    /// and `method` are the request's own: those the classification was taken from.
+    ///
+    /// ```
+    /// use cors_axum_core::{CorsRequest, RequestKind};
+    /// use http::{HeaderMap, HeaderValue, Method};
+    ///
+    /// let mut headers = HeaderMap::new();
+    /// headers.insert("origin", HeaderValue::from_static("https://example.com"));
+    /// let kept = CorsRequest::new(&Method::GET, &headers).classification();
+    /// let request = CorsRequest::resumed(&Method::GET, &headers, &kept);
+    /// assert_eq!(request.kind(), RequestKind::Actual);
+    /// assert_eq!(request.origin().unwrap(), "https://example.com");
+    /// ```
+    pub fn resumed(
+        method: &'a Method,
+        headers: &'a HeaderMap,
+        classification: &'a Classification,
+    ) -> Self {
+        Self {
+            method,
+            headers,
+            uri: None,
+            path_as_sent: None,
+            origin: classification.origin.lines(),
+            requested_method: classification.requested_method.lines(),
+            origin_answer: None,
+            preflight: None,
+        }
+    }
+
     pub(crate) fn origin_lines(&self) -> Lines<'a> {
         self.origin
     }
@@ -257,12 +388,27 @@ impl<'a> CorsRequest<'a> {
         self.requested_method
     }
 
-    /// The lines of `Access-Control-Request-Headers`, looked up now.
+    /// The lines of `Access-Control-Request-Headers`, as the one pass found them, or looked up
+    /// now.
     pub(crate) fn requested_headers(&self) -> RequestedHeaders<'a> {
+        let lines = match &self.preflight {
+            Some(preflight) => preflight.requested_headers,
+            None => Lines::of(self.headers, &ACCESS_CONTROL_REQUEST_HEADERS),
+        };
         RequestedHeaders {
             headers: self.headers,
-            lines: Lines::of(self.headers, &ACCESS_CONTROL_REQUEST_HEADERS),
+            lines,
         }
+    }
+
+    /// Whether the request asks for private network access
+    /// (`Access-Control-Request-Private-Network: true`, its first line).
+    pub(crate) fn requests_private_network(&self) -> bool {
+        let first = match &self.preflight {
+            Some(preflight) => preflight.private_network,
+            None => self.headers.get(ACCESS_CONTROL_REQUEST_PRIVATE_NETWORK),
+        };
+        first.is_some_and(|value| value.as_bytes() == b"true")
     }
 }
 
@@ -325,5 +471,65 @@ impl<'a> Iterator for RequestedHeadersIter<'a> {
             RequestedHeadersIter::One(line) => line.take(),
             RequestedHeadersIter::Several(lines) => lines.next(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn map(headers: &[(&'static str, &'static str)]) -> HeaderMap {
+        let mut map = HeaderMap::new();
+        for (name, value) in headers {
+            map.append(*name, HeaderValue::from_static(value));
+        }
+        map
+    }
+
+    #[test]
+    fn one_pass_over_an_options_request_reads_what_lookups_would() {
+        let headers = map(&[
+            ("accept", "*/*"),
+            ("access-control-request-headers", "x-a"),
+            ("origin", "https://a.example"),
+            ("access-control-request-method", "PUT"),
+            ("access-control-request-headers", "x-b"),
+            ("access-control-request-private-network", "true"),
+        ]);
+        let request = CorsRequest::new(&Method::OPTIONS, &headers);
+        assert_eq!(request.kind(), RequestKind::Preflight);
+        assert_eq!(request.origin().unwrap(), "https://a.example");
+        assert_eq!(request.requested_method().unwrap(), "PUT");
+        let lines: Vec<_> = request.requested_headers().into_iter().collect();
+        assert_eq!(lines, ["x-a", "x-b"]);
+        assert!(request.requests_private_network());
+        // The same request classified by lookups, as after an asynchronous decision.
+        let kept = request.classification();
+        let resumed = CorsRequest::resumed(&Method::OPTIONS, &headers, &kept);
+        assert_eq!(resumed.kind(), RequestKind::Preflight);
+        assert_eq!(resumed.requested_method().unwrap(), "PUT");
+        let lines: Vec<_> = resumed.requested_headers().into_iter().collect();
+        assert_eq!(lines, ["x-a", "x-b"]);
+        assert!(resumed.requests_private_network());
+    }
+
+    #[test]
+    fn several_lines_and_a_missing_origin_are_kept_apart() {
+        let headers = map(&[
+            ("origin", "https://a.example"),
+            ("origin", "https://b.example"),
+            ("access-control-request-method", "PUT"),
+            ("access-control-request-method", "POST"),
+            ("access-control-request-private-network", "false"),
+        ]);
+        let request = CorsRequest::new(&Method::OPTIONS, &headers);
+        assert_eq!(request.kind(), RequestKind::Preflight);
+        assert!(request.origin().is_none());
+        assert!(request.requested_method().is_none());
+        assert!(!request.requests_private_network());
+        let headers = map(&[("access-control-request-method", "PUT")]);
+        let request = CorsRequest::new(&Method::OPTIONS, &headers);
+        assert_eq!(request.kind(), RequestKind::NotCors);
+        assert!(request.requested_method().is_none());
     }
 }

@@ -152,3 +152,69 @@ async fn a_failed_origin_lookup_logs_its_reason() {
         )]
     );
 }
+
+#[tokio::test]
+async fn an_asynchronous_origin_is_looked_up_once_and_a_refusal_logs_its_precise_reason() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use cors_axum::cors::CorsLayer;
+    use cors_axum::{AllowOrigin, CorsOptions};
+
+    let (captured, _guard) = Captured::on_this_thread("cors_axum=debug");
+    let asked = Arc::new(AtomicUsize::new(0));
+    let counted = Arc::clone(&asked);
+    let origin = AllowOrigin::async_predicate(move |query| {
+        counted.fetch_add(1, Ordering::SeqCst);
+        let allowed = query.origin == ALLOWED;
+        async move { Ok(allowed) }
+    });
+    let options = CorsOptions::new().origin(origin).protect_cross_origin(true);
+    let router = axum::Router::new()
+        .route(
+            "/",
+            axum::routing::get(|| async { "ok" }).post(|| async { "posted" }),
+        )
+        .layer(CorsLayer::new(options).unwrap());
+    let evil = "https://evil.example";
+
+    let answer = send(&router, request("GET", "/", &[("origin", evil)])).await;
+    assert_eq!(answer.body, "ok");
+    assert!(!answer.has_any_cors_header());
+    // Protection reads the origin's one decision: refused, so an unsafe cross-site request is.
+    let unsafe_post = |origin| {
+        request(
+            "POST",
+            "/",
+            &[("origin", origin), ("sec-fetch-site", "cross-site")],
+        )
+    };
+    let answer = send(&router, unsafe_post(evil)).await;
+    assert_eq!(answer.status, http::StatusCode::FORBIDDEN);
+    let answer = send(&router, unsafe_post(ALLOWED)).await;
+    assert_eq!(answer.body, "posted");
+    assert_eq!(answer.header("access-control-allow-origin"), Some(ALLOWED));
+    let preflight = [("origin", evil), ("access-control-request-method", "POST")];
+    let answer = send(&router, request("OPTIONS", "/", &preflight)).await;
+    assert!(!answer.has_any_cors_header());
+    // One lookup per request, none asked again after its answer.
+    assert_eq!(asked.load(Ordering::SeqCst), 4);
+    assert_eq!(
+        captured.take(),
+        [
+            format!(
+                "DEBUG cors_axum: CORS request refused: origin `{evil}` is not allowed \
+                 route=\"/\" method=GET origin={evil}"
+            ),
+            format!(
+                "DEBUG cors_axum: CORS unsafe request refused: cross-origin protection: an unsafe \
+                 request with `Sec-Fetch-Site` `cross-site` from an origin the CORS policy does \
+                 not allow route=\"/\" method=POST origin={evil}"
+            ),
+            format!(
+                "DEBUG cors_axum: CORS preflight refused: origin `{evil}` is not allowed \
+                 route=\"/\" method=OPTIONS origin={evil}"
+            ),
+        ]
+    );
+}

@@ -146,6 +146,19 @@ fn asynchronous(tower: bool) -> Router {
         .expect("the seed module builds")
 }
 
+/// The seed module with its options provided by the application, with cross-origin protection
+/// when `protected`: a protected `POST` against the same `POST` unprotected.
+fn provided(protected: bool) -> Router {
+    SeedAppModule::builder()
+        .provide(
+            CorsOptions::new()
+                .origin(ORIGIN)
+                .protect_cross_origin(protected),
+        )
+        .router()
+        .expect("the seed module builds")
+}
+
 /// The router `which`, prepared as `into_make_service` prepares it for a server.
 pub(crate) fn router(which: &str) -> Router {
     let router = match which {
@@ -156,9 +169,11 @@ pub(crate) fn router(which: &str) -> Router {
         "ours-reloadable" => reloadable(),
         "ours-async" => asynchronous(false),
         "tower-http-async" => asynchronous(true),
+        "ours-provided" => provided(false),
+        "ours-protected" => provided(true),
         other => panic!(
-            "router `{other}`: expected ours, tower-http, floor, bare, ours-reloadable, ours-async \
-             or tower-http-async"
+            "router `{other}`: expected ours, tower-http, floor, bare, ours-reloadable, ours-async, \
+             tower-http-async, ours-provided or ours-protected"
         ),
     };
     router.with_state(())
@@ -183,7 +198,20 @@ pub(crate) fn request(which: &str) -> Request<Body> {
         "get" => (Method::GET, &[(header::ORIGIN, ORIGIN)]),
         "get-refused" => (Method::GET, &[(header::ORIGIN, "https://evil.example")]),
         "no-origin" => (Method::GET, &[]),
-        other => panic!("request `{other}`: expected preflight, get, get-refused or no-origin"),
+        // As a browser sends it from another site: the page's origin, `Sec-Fetch-Site`.
+        "post" => (
+            Method::POST,
+            &[
+                (header::ORIGIN, ORIGIN),
+                (
+                    header::HeaderName::from_static("sec-fetch-site"),
+                    "cross-site",
+                ),
+            ],
+        ),
+        other => {
+            panic!("request `{other}`: expected preflight, get, get-refused, no-origin or post")
+        }
     };
     let mut buffer = bytes::BytesMut::new();
     for (_, value) in headers {

@@ -16,7 +16,7 @@ use super::service::{ResponseState, warn_any_origin_with_credentials};
 pub(crate) type AfterLookup<F> = Pin<Box<dyn Future<Output = ResponseFuture<F>> + Send>>;
 
 pin_project_lite::pin_project! {
-    /// The response future of [`CorsHandling`](crate::cors::CorsHandling): the inner service's
+    /// The response future of [`Cors`](crate::cors::Cors): the inner service's
     /// answer with the CORS headers of the path's plan.
     pub struct ResponseFuture<F> {
         #[pin]

@@ -97,24 +97,24 @@ impl CorsLayer {
 }
 
 impl<S> tower_layer::Layer<S> for CorsLayer {
-    type Service = CorsHandling<S>;
+    type Service = Cors<S>;
 
     fn layer(&self, inner: S) -> Self::Service {
-        CorsHandling {
+        Cors {
             inner,
             cors: self.cors.clone(),
         }
     }
 }
 
-/// The service of [`CorsLayer`].
+/// The service of [`CorsLayer`]: `S` with CORS.
 #[derive(Debug, Clone)]
-pub struct CorsHandling<S> {
+pub struct Cors<S> {
     inner: S,
     cors: PathCors,
 }
 
-impl<S, B> tower_service::Service<Request<B>> for CorsHandling<S>
+impl<S, B> tower_service::Service<Request<B>> for Cors<S>
 where
     S: tower_service::Service<Request<B>, Response = Response> + Clone + Send + 'static,
     S::Future: Send + 'static,
@@ -141,13 +141,13 @@ where
     S: tower_service::Service<Request<B>> + Clone + Send + 'static,
 {
     type Future = S::Future;
-    type Later = OwnedService<S>;
+    type Owned = OwnedService<S>;
 
     fn call(self, request: Request<B>) -> S::Future {
         self.0.call(request)
     }
 
-    fn later(self) -> OwnedService<S> {
+    fn into_owned(self) -> OwnedService<S> {
         // The ready service is the one to call; a clone stays for the next request.
         let clone = self.0.clone();
         OwnedService(std::mem::replace(self.0, clone))
@@ -162,13 +162,13 @@ where
     S: tower_service::Service<Request<B>> + Send + 'static,
 {
     type Future = S::Future;
-    type Later = Self;
+    type Owned = Self;
 
     fn call(mut self, request: Request<B>) -> S::Future {
         self.0.call(request)
     }
 
-    fn later(self) -> Self {
+    fn into_owned(self) -> Self {
         self
     }
 }

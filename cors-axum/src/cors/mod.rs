@@ -18,7 +18,7 @@ mod service;
 mod watch;
 
 pub use future::ResponseFuture;
-pub use layer::{CorsHandling, CorsLayer};
+pub use layer::{Cors, CorsLayer};
 pub use module::{CorsModule, CorsModuleWithOpts};
 pub use reload::{CorsReload, ReloadError};
 pub use service::{CorsService, CorsServiceRejection};

@@ -164,25 +164,35 @@ impl PathPlan {
 
     /// The plan of the route `method` is for.
     fn route(&self, method: &Method) -> &RoutePlan {
-        self.by_method
-            .iter()
-            .find(|(m, _)| m == method)
-            .map_or(&self.default, |(_, plan)| plan)
+        self.route_at(self.key(method))
     }
 
-    /// The plan that answers `request`: for a preflight, that of the route the browser asks to
-    /// call; for any other request, that of its own method.
-    pub(crate) fn route_for(&self, request: &CorsRequest<'_>) -> &RoutePlan {
+    /// The key of the route `method` is for.
+    fn key(&self, method: &Method) -> RouteKey {
+        RouteKey(self.by_method.iter().position(|(m, _)| m == method))
+    }
+
+    /// The key of the plan that answers `request` ([`route_at`](Self::route_at)): for a
+    /// preflight, that of the route the browser asks to call; for any other request, that of
+    /// its own method.
+    pub(crate) fn route_key(&self, request: &CorsRequest<'_>) -> RouteKey {
         if self.by_method.is_empty() {
-            return &self.default;
+            return RouteKey(None);
         }
         if request.kind() != RequestKind::Preflight {
-            return self.route(request.method());
+            return self.key(request.method());
         }
         request
             .requested_method()
             .and_then(|m| Method::from_bytes(m.as_bytes()).ok())
-            .map_or(&self.default, |m| self.route(&m))
+            .map_or(RouteKey(None), |m| self.key(&m))
+    }
+
+    /// The plan of `key`, from [`route_key`](Self::route_key) on this plan.
+    pub(crate) fn route_at(&self, key: RouteKey) -> &RoutePlan {
+        key.0
+            .and_then(|i| self.by_method.get(i))
+            .map_or(&self.default, |(_, plan)| plan)
     }
 
     /// Whether preflights go on to the path's own `OPTIONS` handler.
@@ -219,6 +229,11 @@ impl PathPlan {
         self.off_preflight_vary.as_ref()
     }
 }
+
+/// Which route of a path answers a request, kept while it waits for an asynchronous origin
+/// decision: the index of its method's plan, `None` for the path's default.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct RouteKey(Option<usize>);
 
 /// The `Vary` names every preflight answer of `policies` carries, together.
 fn preflight_vary<'a>(policies: impl Iterator<Item = &'a CorsPolicy>) -> Option<HeaderValue> {

@@ -9,12 +9,13 @@ use axum::body::Body;
 use axum::extract::OriginalUri;
 use axum::response::Response;
 use cors_axum_core::{
-    ActualDecision, CorsPolicy, CorsRequest, OriginAnswer, OriginLookup, Refusal, RequestKind,
+    ActualDecision, Classification, CorsPolicy, CorsRequest, OriginAnswer, OriginLookup, Refusal,
+    RequestKind,
 };
 use http::{Extensions, HeaderMap, HeaderValue, Method, Request, StatusCode, Uri, header};
 
 use super::future::ResponseFuture;
-use super::plan::{PathPlan, PlanSource, RoutePlan};
+use super::plan::{PathPlan, PlanSource, RouteKey, RoutePlan};
 use super::service::ResponseState;
 use crate::unwind::CatchUnwind;
 
@@ -37,28 +38,55 @@ pub(crate) struct PreflightPassedOn;
 pub(crate) trait Downstream<B>: Sized {
     /// The answer's future.
     type Future;
-    /// What answers the request after an asynchronous origin decision.
-    type Later: Downstream<B, Future = Self::Future> + Send + 'static;
+    /// The same, owned, to keep while the request waits for an asynchronous origin decision.
+    type Owned: Downstream<B, Future = Self::Future> + Send + 'static;
 
     /// Hands the request on.
     fn call(self, request: Request<B>) -> Self::Future;
 
-    /// What can hand the request on later, once the origin is decided.
-    fn later(self) -> Self::Later;
+    /// The same, owned (a wrapped service, taken out of its `&mut`).
+    fn into_owned(self) -> Self::Owned;
 }
 
-/// What the plan makes of a request.
+/// What the plan makes of a request: decided at once, or once its origin is looked up.
 enum Step {
+    /// Decided.
+    Decided(Handling),
+    /// An asynchronous origin decision to await first, with the request as it was classified,
+    /// to resume from.
+    Lookup(OriginLookup, Classified),
+}
+
+/// How a decided request is handled.
+enum Handling {
     /// Answered here: a preflight, or a request refused before its handler.
     Answer(Response),
-    /// An asynchronous origin decision to await first.
-    Lookup(OriginLookup),
     /// Handed on as it is: CORS is off for the route.
     Untouched,
     /// A preflight passed on to the route's own handler, these headers added to its answer.
     Passthrough(HeaderMap),
     /// Handed on, then the decision written into its answer.
-    Decided(ActualDecision),
+    Actual(ActualDecision),
+}
+
+/// A request as [`PathCors::decide`] classified it, kept while its origin is looked up: the
+/// plan that decides it, its CORS headers, its route, and whether it is a WebSocket handshake
+/// if that was asked.
+struct Classified {
+    plan: Arc<PathPlan>,
+    request: Classification,
+    route: RouteKey,
+    handshake: Handshake,
+}
+
+/// Whether a request is a WebSocket handshake ([`is_handshake`]), asked at most once.
+#[derive(Clone, Copy, Default)]
+struct Handshake(Option<bool>);
+
+impl Handshake {
+    fn of(&mut self, cors: &CorsRequest<'_>, request: Head<'_>) -> bool {
+        *self.0.get_or_insert_with(|| is_handshake(cors, request))
+    }
 }
 
 /// What deciding reads of a request, whatever its body type: its head, borrowed. The decision
@@ -109,110 +137,147 @@ impl PathCors {
         D: Downstream<B>,
         D::Future: Send + 'static,
     {
-        self.source
-            .with(|plan| match self.decide(plan, Head::of(&request), None) {
-                Step::Lookup(lookup) => {
-                    self.after_lookup(plan.clone(), lookup, request, downstream.later())
-                }
-                step => self.proceed(request, step, downstream),
-            })
+        match self.step(Head::of(&request)) {
+            Step::Decided(handling) => self.proceed(request, handling, downstream),
+            Step::Lookup(lookup, classified) => {
+                self.after_lookup(lookup, classified, request, downstream.into_owned())
+            }
+        }
     }
 
-    /// The rest of `respond`, once the asynchronous decision `lookup` has answered, at most its
-    /// timeout, with `plan`, which asked for it, even if a reload replaced it meanwhile.
-    fn after_lookup<B, L>(
+    /// What the path's plan, loaded once, makes of `request`: not generic, so compiled once.
+    fn step(&self, request: Head<'_>) -> Step {
+        self.source.with(|plan| self.decide(plan, request))
+    }
+
+    /// The rest of `respond` once the asynchronous decision `lookup` has answered (at most its
+    /// timeout), resumed from the request as it was `classified`, with the plan that asked for
+    /// the lookup, even if a reload replaced it meanwhile.
+    fn after_lookup<B, D>(
         &self,
-        plan: Arc<PathPlan>,
         lookup: OriginLookup,
+        classified: Classified,
         request: Request<B>,
-        later: L,
-    ) -> ResponseFuture<L::Future>
+        downstream: D,
+    ) -> ResponseFuture<D::Future>
     where
         B: Send + 'static,
-        L: Downstream<B> + Send + 'static,
-        L::Future: Send + 'static,
+        D: Downstream<B> + Send + 'static,
+        D::Future: Send + 'static,
     {
         let cors = self.clone();
         ResponseFuture::lookup(Box::pin(async move {
-            let settled = settle(lookup).await;
-            let step = cors.decide(&plan, Head::of(&request), Some(settled.answer()));
-            cors.proceed(request, step, later)
+            let answer = settle(lookup).await;
+            let handling = cors.resume(classified, Head::of(&request), &answer);
+            cors.proceed(request, handling, downstream)
         }))
     }
 
-    /// Hands `request` on as `step` says.
+    /// Hands `request` on as `handling` says.
     #[inline]
     fn proceed<B, D: Downstream<B>>(
         &self,
         mut request: Request<B>,
-        step: Step,
+        handling: Handling,
         downstream: D,
     ) -> ResponseFuture<D::Future> {
-        match step {
-            Step::Decided(decision) if !self.service => {
+        match handling {
+            Handling::Actual(decision) if !self.service => {
                 ResponseFuture::decided(downstream.call(request), decision)
             }
-            Step::Decided(decision) => {
+            Handling::Actual(decision) => {
                 let state = Arc::new(ResponseState::new(decision));
                 request.extensions_mut().insert(state.clone());
                 ResponseFuture::actual(downstream.call(request), state)
             }
-            Step::Answer(response) => ResponseFuture::ready(response),
-            Step::Untouched => ResponseFuture::untouched(downstream.call(request)),
-            Step::Passthrough(cors) => {
+            Handling::Answer(response) => ResponseFuture::ready(response),
+            Handling::Untouched => ResponseFuture::untouched(downstream.call(request)),
+            Handling::Passthrough(cors) => {
                 request.extensions_mut().insert(PreflightPassedOn);
                 ResponseFuture::passthrough(downstream.call(request), cors)
             }
-            Step::Lookup(_) => unreachable!("a decision with the lookup's answer needs no lookup"),
         }
     }
 
-    /// What `plan` makes of `request`, given the answer of its asynchronous origin decision, if
-    /// one was made.
-    fn decide(&self, plan: &PathPlan, request: Head<'_>, answer: Option<OriginAnswer<'_>>) -> Step {
-        let mut cors = CorsRequest::new(request.method, request.headers).with_uri(request.uri);
-        if let Some(answer) = answer {
-            cors = cors.with_origin_answer(answer);
-        }
-        let route = plan.route_for(&cors);
-        if answer.is_none()
-            && plan.is_asynchronous()
+    /// What `plan` makes of `request`: classified once; decided now, or, where its origin is
+    /// decided asynchronously, classified and kept for [`resume`](Self::resume).
+    fn decide(&self, plan: &Arc<PathPlan>, request: Head<'_>) -> Step {
+        let cors = CorsRequest::new(request.method, request.headers).with_uri(request.uri);
+        let key = plan.route_key(&cors);
+        let route = plan.route_at(key);
+        let mut handshake = Handshake::default();
+        if plan.is_asynchronous()
             && let Some(lookup) = route
-                .origin_policy(|| is_handshake(&cors, request))
+                .origin_policy(|| handshake.of(&cors, request))
                 .and_then(|policy| policy.origin_lookup(&cors))
         {
-            return Step::Lookup(lookup);
+            let classified = Classified {
+                plan: Arc::clone(plan),
+                request: cors.classification(),
+                route: key,
+                handshake,
+            };
+            return Step::Lookup(lookup, classified);
         }
+        Step::Decided(self.handle(plan, route, &cors, request, handshake))
+    }
+
+    /// The decision on a request kept while its origin was looked up, with the lookup's
+    /// `answer`: no header is looked up again.
+    fn resume(&self, classified: Classified, request: Head<'_>, answer: &LookupAnswer) -> Handling {
+        let Classified {
+            plan,
+            request: kept,
+            route,
+            handshake,
+        } = classified;
+        let cors = CorsRequest::resumed(request.method, request.headers, &kept)
+            .with_uri(request.uri)
+            .with_origin_answer(answer.as_origin_answer());
+        self.handle(&plan, plan.route_at(route), &cors, request, handshake)
+    }
+
+    /// How `route` of `plan` handles the classified request `cors`.
+    fn handle(
+        &self,
+        plan: &PathPlan,
+        route: &RoutePlan,
+        cors: &CorsRequest<'_>,
+        request: Head<'_>,
+        mut handshake: Handshake,
+    ) -> Handling {
         if cors.kind() == RequestKind::Preflight {
             if !plan.has_cors() {
                 // No CORS on the path (its plan is there for the checks that stay on without
                 // it): the preflight is the route's own matter, a `405` without a handler.
-                return Step::Untouched;
+                return Handling::Untouched;
             }
-            let answer = self.preflight(plan, route, &cors, request);
+            let (status, headers) = self.preflight(plan, route, cors, request);
             if plan.passes_preflight_through() {
-                return Step::Passthrough(answer.into_parts().0.headers);
+                return Handling::Passthrough(headers);
             }
-            return Step::Answer(answer);
+            return Handling::Answer(answer(status, headers, Body::empty()));
         }
         let policy = match route {
             RoutePlan::On { policy, .. } => policy,
-            RoutePlan::Off { checks: None } => return Step::Untouched,
+            RoutePlan::Off { checks: None } => return Handling::Untouched,
             RoutePlan::Off {
                 checks: Some(checks),
-            } => return self.without_cors(checks, &cors, request),
+            } => return self.without_cors(checks, cors, request, handshake),
         };
+        let decision = policy.actual(cors);
         if policy.protects_cross_origin()
-            && let Err(refusal) = protected(&cors, request, policy, true)
+            && let Err(refusal) = protected(cors, request, policy, Some(&decision))
         {
-            return Step::Answer(self.forbidden(request, "unsafe request", &refusal));
+            return Handling::Answer(self.forbidden(request, "unsafe request", &refusal));
         }
-        let decision = policy.actual(&cors);
         if !decision.is_allowed() && decision.is_cors() {
             // A WebSocket handshake from an origin that may not read the path's answers may not
             // open a socket either: browsers apply no CORS to it.
-            if let Err(refusal) = websocket(policy, &cors, request) {
-                return Step::Answer(self.forbidden(request, "WebSocket handshake", &refusal));
+            if handshake.of(cors, request)
+                && let Err(refusal) = policy.websocket_handshake(cors, host(request))
+            {
+                return Handling::Answer(self.forbidden(request, "WebSocket handshake", &refusal));
             }
             if logs_refusals()
                 && let Some(refusal) = decision.refusal()
@@ -220,37 +285,44 @@ impl PathCors {
                 self.refused(request, "request", &refusal);
             }
         }
-        Step::Decided(decision)
+        Handling::Actual(decision)
     }
 
     /// What stays on where CORS is off, as `checks` (compiled from the route's options) says:
     /// cross-origin protection trusting no origin, and the origin check of a WebSocket
     /// handshake, which follows the allow list whether or not CORS headers are written.
-    fn without_cors(&self, checks: &CorsPolicy, cors: &CorsRequest<'_>, request: Head<'_>) -> Step {
+    fn without_cors(
+        &self,
+        checks: &CorsPolicy,
+        cors: &CorsRequest<'_>,
+        request: Head<'_>,
+        mut handshake: Handshake,
+    ) -> Handling {
         if checks.protects_cross_origin()
-            && let Err(refusal) = protected(cors, request, checks, false)
+            && let Err(refusal) = protected(cors, request, checks, None)
         {
-            return Step::Answer(self.forbidden(request, "unsafe request", &refusal));
+            return Handling::Answer(self.forbidden(request, "unsafe request", &refusal));
         }
         // Without `Origin` a handshake passes: asked first, so that the other requests cost
         // no header lookup.
         if cors.kind() != RequestKind::NotCors
-            && let Err(refusal) = websocket(checks, cors, request)
+            && handshake.of(cors, request)
+            && let Err(refusal) = checks.websocket_handshake(cors, host(request))
         {
-            return Step::Answer(self.forbidden(request, "WebSocket handshake", &refusal));
+            return Handling::Answer(self.forbidden(request, "WebSocket handshake", &refusal));
         }
-        Step::Untouched
+        Handling::Untouched
     }
 
-    /// The answer to a preflight, without calling any handler.
+    /// The status and headers of the answer to a preflight, without calling any handler.
     fn preflight(
         &self,
         plan: &PathPlan,
         route: &RoutePlan,
         cors: &CorsRequest<'_>,
         request: Head<'_>,
-    ) -> Response {
-        let mut response = Response::new(Body::empty());
+    ) -> (StatusCode, HeaderMap) {
+        let mut headers = HeaderMap::new();
         match route {
             RoutePlan::On { policy, .. } => {
                 let decision = policy.preflight(cors);
@@ -260,18 +332,18 @@ impl PathCors {
                 {
                     self.refused(request, "preflight", &refusal);
                 }
-                *response.status_mut() = decision.status();
-                decision.write(response.headers_mut());
+                let status = decision.status();
+                decision.write(&mut headers);
+                (status, headers)
             }
             RoutePlan::Off { .. } => {
                 self.refused(request, "preflight", &"CORS is off for this route");
-                *response.status_mut() = StatusCode::NO_CONTENT;
                 if let Some(vary) = plan.off_preflight_vary() {
-                    response.headers_mut().insert(header::VARY, vary.clone());
+                    headers.insert(header::VARY, vary.clone());
                 }
+                (StatusCode::NO_CONTENT, headers)
             }
         }
-        response
     }
 
     /// The `403 Forbidden` of a request refused before its guards and handler: an unsafe
@@ -285,13 +357,12 @@ impl PathCors {
         reason: &dyn std::fmt::Display,
     ) -> Response {
         self.refused(request, kind, reason);
-        let mut response = Response::new(Body::from("Forbidden\n"));
-        *response.status_mut() = StatusCode::FORBIDDEN;
-        response.headers_mut().insert(
+        let mut headers = HeaderMap::new();
+        headers.insert(
             header::VARY,
             HeaderValue::from_static("Origin, Sec-Fetch-Site"),
         );
-        response
+        answer(StatusCode::FORBIDDEN, headers, Body::from("Forbidden\n"))
     }
 
     /// Logs, at debug level, a CORS request that gets no grant: its route, its origin and why.
@@ -300,10 +371,18 @@ impl PathCors {
             target: "cors_axum",
             route = self.route.as_deref().unwrap_or_else(|| request.uri.path()),
             method = %request.method,
-            origin = %Shown(request.headers.get(header::ORIGIN)),
+            origin = %OriginForLog(request.headers.get(header::ORIGIN)),
             "CORS {kind} refused: {reason}"
         );
     }
+}
+
+/// A response with `status`, `headers` and `body`.
+fn answer(status: StatusCode, headers: HeaderMap, body: Body) -> Response {
+    let mut response = Response::new(body);
+    *response.status_mut() = status;
+    *response.headers_mut() = headers;
+    response
 }
 
 /// The host a request is for, as cross-origin protection compares it with `Origin`: its `Host`
@@ -316,10 +395,10 @@ fn host<'a>(request: Head<'a>) -> Option<&'a [u8]> {
         .or_else(|| request.uri.authority().map(|a| a.as_str().as_bytes()))
 }
 
-/// Cross-origin protection of `request` by `policy`'s rule: the origins it allows are trusted
-/// where CORS is on (`cors_on`); none is where it is off. The engine passes safe methods (and
-/// `CONNECT`, a WebSocket handshake) first too; asking here spares their requests the lookup
-/// of `Host`.
+/// Cross-origin protection of `request` by `policy`'s rule: where CORS is on, the origin
+/// `decision` granted by name is trusted; where it is off (`None`), no origin is. The engine
+/// passes safe methods (and `CONNECT`, a WebSocket handshake) first too; asking here spares
+/// their requests any other work.
 /// Bypass paths are matched against the path the client sent ([`OriginalUri`], which axum's
 /// router puts into the request before a nested router strips its prefix), looked up only
 /// where the policy has bypass paths.
@@ -327,7 +406,7 @@ fn protected<'a>(
     cors: &CorsRequest<'a>,
     request: Head<'a>,
     policy: &CorsPolicy,
-    cors_on: bool,
+    decision: Option<&ActualDecision>,
 ) -> Result<(), Refusal<'a>> {
     if matches!(
         *request.method,
@@ -347,10 +426,9 @@ fn protected<'a>(
         }
         None => cors,
     };
-    if cors_on {
-        policy.cross_origin(cors, host(request))
-    } else {
-        policy.cross_origin_without_cors(cors, host(request))
+    match decision {
+        Some(decision) => policy.cross_origin_after(cors, decision, || host(request)),
+        None => policy.cross_origin_without_cors(cors, host(request)),
     }
 }
 
@@ -366,19 +444,6 @@ fn is_handshake(cors: &CorsRequest<'_>, request: Head<'_>) -> bool {
     }
 }
 
-/// The origin decision of a WebSocket handshake ([`is_handshake`]) by `policy`; `Ok` for any
-/// other request.
-fn websocket<'a>(
-    policy: &CorsPolicy,
-    cors: &CorsRequest<'a>,
-    request: Head<'a>,
-) -> Result<(), Refusal<'a>> {
-    if !is_handshake(cors, request) {
-        return Ok(());
-    }
-    policy.websocket_handshake(cors, host(request))
-}
-
 /// Whether refusals are logged: asked first, so that an unlogged refusal costs no more than a
 /// grant.
 fn logs_refusals() -> bool {
@@ -386,9 +451,9 @@ fn logs_refusals() -> bool {
 }
 
 /// A request's `Origin` in a log line: escaped, `-` when there is none.
-struct Shown<'a>(Option<&'a HeaderValue>);
+struct OriginForLog<'a>(Option<&'a HeaderValue>);
 
-impl std::fmt::Display for Shown<'_> {
+impl std::fmt::Display for OriginForLog<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self.0 {
             Some(value) => write!(f, "{}", value.as_bytes().escape_ascii()),
@@ -397,15 +462,15 @@ impl std::fmt::Display for Shown<'_> {
     }
 }
 
-/// How an asynchronous origin decision ended: allowed, refused, or failed (an error, a panic,
-/// or no answer within the policy's timeout), with the reason.
-enum Settled {
+/// The answer of an asynchronous origin decision: allowed or not, or failed (an error, a
+/// panic, or no answer within the policy's timeout), with the reason.
+enum LookupAnswer {
     Answered(bool),
     Failed(String),
 }
 
-impl Settled {
-    fn answer(&self) -> OriginAnswer<'_> {
+impl LookupAnswer {
+    fn as_origin_answer(&self) -> OriginAnswer<'_> {
         match self {
             Self::Answered(true) => OriginAnswer::Allowed,
             Self::Answered(false) => OriginAnswer::Refused,
@@ -415,19 +480,19 @@ impl Settled {
 }
 
 /// Awaits `lookup`, at most its timeout; a panic in it is a failure like an error.
-async fn settle(lookup: OriginLookup) -> Settled {
+async fn settle(lookup: OriginLookup) -> LookupAnswer {
     let timeout = lookup.timeout;
     match tokio::time::timeout(timeout, CatchUnwind::new(lookup.future)).await {
-        Ok(Ok(Ok(allowed))) => Settled::Answered(allowed),
-        Ok(Ok(Err(error))) => Settled::Failed(error.to_string()),
+        Ok(Ok(Ok(allowed))) => LookupAnswer::Answered(allowed),
+        Ok(Ok(Err(error))) => LookupAnswer::Failed(error.to_string()),
         Ok(Err(panic)) => {
             tracing::error!(
                 target: "cors_axum",
                 "the asynchronous origin decision panicked: {}",
                 panic.escape_debug()
             );
-            Settled::Failed(format!("the decision panicked: {panic}"))
+            LookupAnswer::Failed(format!("the decision panicked: {panic}"))
         }
-        Err(_) => Settled::Failed(format!("no answer within {timeout:?}")),
+        Err(_) => LookupAnswer::Failed(format!("no answer within {timeout:?}")),
     }
 }
