@@ -13,6 +13,7 @@ use crate::origin::{
     ConfiguredOrigin, InSet, NotAnOrigin, OriginConfigError, OriginSet, OriginSyntaxError,
     parse_configured, parse_request,
 };
+use crate::origin_set::{DynamicOrigins, SetRef};
 use crate::public_suffix::{self, OwnedSuffixes};
 
 use crate::request::OriginAnswer;
@@ -109,6 +110,8 @@ pub struct AllowOrigin {
     varying_on: Vec<String>,
     /// How long an asynchronous decision may take.
     timeout: Duration,
+    /// An [`OriginSet`](crate::OriginSet) consulted beside the list.
+    set: Option<SetRef>,
 }
 
 #[derive(Clone)]
@@ -133,6 +136,7 @@ impl From<OriginSpec> for AllowOrigin {
             spec,
             varying_on: Vec::new(),
             timeout: AllowOrigin::DEFAULT_TIMEOUT,
+            set: None,
         }
     }
 }
@@ -314,6 +318,7 @@ impl AllowOrigin {
             spec,
             mut varying_on,
             timeout: _,
+            set,
         } = self;
         varying_on.extend(lookup.varying_on);
         let spec = match spec {
@@ -327,7 +332,31 @@ impl AllowOrigin {
             spec,
             varying_on,
             timeout: lookup.timeout,
+            set,
         }
+    }
+
+    /// The origins of an [`OriginSet`](crate::OriginSet), which may change while requests are
+    /// served: the same as `AllowOrigin::list::<_, &str>([]).and_set(set)`.
+    pub fn set(set: &crate::OriginSet) -> Self {
+        Self::list(Vec::<String>::new()).and_set(set)
+    }
+
+    /// These origins and patterns, and those of an [`OriginSet`](crate::OriginSet), which may
+    /// change while requests are served: "the front-end's origin, and every tenant's". The set
+    /// is read with one atomic load per request and no I/O. With
+    /// [`or_else`](Self::or_else), the lookup runs only for origins neither holds. After
+    /// anything but a list, it is a configuration error of `origin`. In options files:
+    /// `"origin_set": "<name>"` ([`CorsOptions::origin_set`](crate::CorsOptions::origin_set)).
+    pub fn and_set(mut self, set: &crate::OriginSet) -> Self {
+        self.set = Some(SetRef::Set(set.clone()));
+        self
+    }
+
+    /// This decision with the set options name, replacing any set of its own.
+    pub(crate) fn with_set_ref(mut self, set: SetRef) -> Self {
+        self.set = Some(set);
+        self
     }
 
     /// Whether this is [`any()`](Self::any), the default.
@@ -456,12 +485,56 @@ impl AllowOrigin {
             }
             OriginSpec::List(origins) => OriginRule::Set(compile_set(origins, checks)?),
         };
+        let dynamic = match (&self.set, &rule) {
+            (None, _) => None,
+            (Some(SetRef::Named(name)), _) => return Err(unbound_set(name)),
+            (Some(SetRef::Set(set)), OriginRule::Set(_) | OriginRule::SetThen(..)) => {
+                Some(DynamicOrigins {
+                    set: set.clone(),
+                    refuse_insecure: checks.credentials_to_insecure
+                        == CredentialsToInsecure::Refused,
+                })
+            }
+            (Some(SetRef::Set(_)), _) => {
+                return Err(CorsConfigError::new(
+                    "origin_set",
+                    Some(set_name(&self.set)),
+                    "an origin set goes with a list of origins (which may be empty), as in \
+                     `AllowOrigin::list([..]).and_set(&set)`, not with any origin, a predicate or \
+                     `mirror`"
+                        .to_owned(),
+                ));
+            }
+        };
         Ok(CompiledOrigin {
             rule,
             allow_null,
             varying_on,
+            dynamic,
         })
     }
+}
+
+/// The name of the set, if any.
+fn set_name(set: &Option<SetRef>) -> &str {
+    match set {
+        Some(SetRef::Set(set)) => set.name(),
+        Some(SetRef::Named(name)) => name,
+        None => "",
+    }
+}
+
+/// The error of options that name a set nobody provided.
+pub(crate) fn unbound_set(name: &str) -> CorsConfigError {
+    CorsConfigError::new(
+        "origin_set",
+        Some(name),
+        format!(
+            "the options name the origin set `{name}`, which was not provided: provide \
+             `OriginSet::new(\"{name}\")` to the application (cors-axum: `.provide(..)`), or bind \
+             it with `CorsOptions::with_values`"
+        ),
+    )
 }
 
 /// The error of a decision that takes a value nobody provided.
@@ -593,7 +666,7 @@ fn suggested_origin(origin: &str) -> String {
     format!("{}://{host_port}", &origin[..sep])
 }
 
-fn origin_error(origin: &str, error: OriginConfigError) -> CorsConfigError {
+pub(crate) fn origin_error(origin: &str, error: OriginConfigError) -> CorsConfigError {
     const SHAPE: &str = "write it as `scheme://host[:port]`, e.g. `https://example.com`";
     let message = match error {
         OriginConfigError::Syntax(_) if origin.contains(',') => {
@@ -800,9 +873,20 @@ pub(crate) struct CompiledOrigin {
     allow_null: bool,
     /// Request headers the decision reads, for `Vary`.
     pub(crate) varying_on: Vec<HeaderName>,
+    /// The origin set consulted beside the list.
+    dynamic: Option<DynamicOrigins>,
 }
 
 impl CompiledOrigin {
+    /// Whether the list or the origin set holds a request's origin.
+    #[inline]
+    fn in_set<'s>(&self, set: &'s OriginSet, origin: &[u8]) -> Result<InSet<'s>, NotAnOrigin> {
+        match &self.dynamic {
+            None => set.contains(origin),
+            Some(dynamic) => dynamic.contains(set, origin),
+        }
+    }
+
     /// Whether a request's (single) `Origin` value may be reflected in
     /// `Access-Control-Allow-Origin`, and why not: `null` only with the opt-in, otherwise only
     /// a well-formed origin the rule allows. The origin is read once. A predicate that panics
@@ -824,7 +908,7 @@ impl CompiledOrigin {
             };
         }
         let allowed = match &self.rule {
-            OriginRule::Set(set) | OriginRule::SetThen(set, ..) => match set.contains(bytes) {
+            OriginRule::Set(set) | OriginRule::SetThen(set, ..) => match self.in_set(set, bytes) {
                 Ok(InSet::Exact(configured)) => return Ok(Some(configured)),
                 Ok(InSet::Spelled) => true,
                 Ok(InSet::No) if matches!(self.rule, OriginRule::SetThen(..)) => answered(request)?,
@@ -857,7 +941,7 @@ impl CompiledOrigin {
             OriginRule::Async(f, timeout) => (f, timeout),
             // A listed origin is answered without the lookup.
             OriginRule::SetThen(set, f, timeout)
-                if set.contains(origin.as_bytes()) == Ok(InSet::No) =>
+                if self.in_set(set, origin.as_bytes()) == Ok(InSet::No) =>
             {
                 (f, timeout)
             }
@@ -896,6 +980,7 @@ impl fmt::Debug for CompiledOrigin {
         f.debug_struct("CompiledOrigin")
             .field("rule", rule)
             .field("allow_null", &self.allow_null)
+            .field("set", &self.dynamic.as_ref().map(|d| d.set.name()))
             .finish()
     }
 }

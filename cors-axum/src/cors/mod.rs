@@ -29,3 +29,8 @@ pub use watch::{FileWatch, WatchError};
 /// What an [asynchronous origin decision](crate::AllowOrigin::async_predicate) is given, and
 /// the error it may fail with.
 pub use cors_axum_core::{BoxError, OriginQuery};
+
+/// Allowed origins held in memory and changed while requests are served (tenants' domains
+/// from a database): name it with `AllowOrigin::and_set`, `CorsOptions::origin_set` or
+/// `"origin_set"` in an options file.
+pub use cors_axum_core::OriginSet;
