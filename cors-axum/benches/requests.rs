@@ -6,11 +6,12 @@
 //! `https://example.com`. The requests: a preflight (`POST` with `X-PINGOTHER, Content-Type`), a
 //! `GET` with the allowed `Origin`, a `GET` from another origin, a `GET` without `Origin`. Beside
 //! them: the same module with reloadable options, and origins decided by an asynchronous
-//! predicate whose future is ready at once, against tower-http's `AllowOrigin::async_predicate`.
+//! predicate whose future is ready at once, against tower-http's `AllowOrigin::async_predicate`;
+//! and a thousand origins in a static list against the same in an `OriginSet`.
 //!
 //! `cargo bench -p cors-axum --bench requests` measures wall-clock time with criterion.
 //! `REQUEST_COST_ONCE=<router>/<request>` (routers `ours`, `tower-http`, `floor`,
-//! `ours-reloadable`, `ours-async`, `tower-http-async`; requests `preflight`, `get`,
+//! `ours-reloadable`, `ours-async`, `tower-http-async`, `ours-list-1000`, `ours-set-1000`; requests `preflight`, `get`,
 //! `get-refused`, `no-origin`) sends one warm-up request, then `REQUEST_COST_N` (1,000)
 //! requests built beforehand, prints the heap allocations per request (handling and dropping
 //! the response) and exits, for instruction counts under
@@ -34,7 +35,14 @@ fn requests(c: &mut Criterion) {
     for which in REQUESTS {
         let mut group = c.benchmark_group(which);
         let extra: &[&str] = match which {
-            "preflight" | "get" => &["ours-reloadable", "ours-async", "tower-http-async"],
+            "preflight" | "get" => &[
+                "ours-reloadable",
+                "ours-async",
+                "tower-http-async",
+                "ours-list-1000",
+                "ours-set-1000",
+            ],
+            "get-refused" => &["ours-list-1000", "ours-set-1000"],
             _ => &[],
         };
         for &name in ROUTERS.iter().chain(extra) {

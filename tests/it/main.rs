@@ -24,3 +24,5 @@ mod example_app;
 mod layout;
 mod readme;
 mod reload_file;
+#[cfg(feature = "postgres")]
+mod tenants;

@@ -9,6 +9,7 @@ mod behaviour;
 mod config_errors;
 mod cross_origin;
 mod oracle;
+mod origin_set;
 mod origin_decisions;
 mod properties;
 mod security;
