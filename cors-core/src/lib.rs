@@ -16,6 +16,7 @@ mod intern;
 mod max_age;
 mod options;
 mod origin;
+mod origin_error;
 mod origin_set;
 mod policy;
 mod preflight;

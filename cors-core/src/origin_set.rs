@@ -296,7 +296,7 @@ fn entry(origin: &str) -> Result<Entry, CorsConfigError> {
         ));
     }
     let configured =
-        parse_configured(origin).map_err(|e| crate::allow_origin::origin_error(origin, e))?;
+        parse_configured(origin).map_err(|e| crate::origin_error::origin_error(origin, e))?;
     let insecure = configured.is_insecure();
     Ok(match configured {
         ConfiguredOrigin::Exact(bytes) => Entry::Exact(bytes, insecure),
@@ -486,7 +486,7 @@ pub(crate) fn bind(
         return Ok(set.clone());
     };
     let provided = values(std::any::TypeId::of::<OriginSet>())
-        .ok_or_else(|| crate::allow_origin::unbound_set(name))?;
+        .ok_or_else(|| unbound_set(name))?;
     match provided.downcast_ref::<OriginSet>() {
         Some(found) if found.name() == name => Ok(Some(SetRef::Set(found.clone()))),
         Some(found) => Err(CorsConfigError::new(
@@ -497,8 +497,21 @@ pub(crate) fn bind(
                 found.name()
             ),
         )),
-        None => Err(crate::allow_origin::unbound_set(name)),
+        None => Err(unbound_set(name)),
     }
+}
+
+/// The error of options that name a set nobody provided.
+pub(crate) fn unbound_set(name: &str) -> CorsConfigError {
+    CorsConfigError::new(
+        "origin_set",
+        Some(name),
+        format!(
+            "the options name the origin set `{name}`, which was not provided: provide \
+             `OriginSet::new(\"{name}\")` to the application (cors-axum: `.provide(..)`), or bind \
+             it with `CorsOptions::with_values`"
+        ),
+    )
 }
 
 /// A compiled policy's view of a set: the set, and whether the policy refuses its plain-HTTP
