@@ -22,6 +22,17 @@
 //! # Ok(()) }
 //! ```
 //!
+//! A table or column name that is not a plain identifier is refused:
+//!
+//! ```
+//! use cors_axum::cors::OriginSet;
+//! use cors_axum::postgres::PgOrigins;
+//!
+//! let source = PgOrigins::new("postgres://app@db/app", &OriginSet::new("tenants"));
+//! assert_eq!(source.clone().table("origins; DROP", "origin").unwrap_err().field(), "table");
+//! assert!(source.table("customer_origins", "origin").is_ok());
+//! ```
+//!
 //! See the guide's section "Origins from a database" for the table, the trigger and two
 //! replicas.
 
@@ -33,6 +44,7 @@ use tokio::task::JoinHandle;
 use tokio_postgres::{AsyncMessage, Client, Config, NoTls};
 
 use crate::cors::OriginSet;
+use cors_axum_core::CorsConfigError;
 
 /// The first wait before reconnecting; it doubles up to [`MAX_BACKOFF`].
 const MIN_BACKOFF: Duration = Duration::from_millis(100);
@@ -100,16 +112,25 @@ impl PgOrigins {
         }
     }
 
-    /// Another table and column: lowercase identifiers (letters, digits, `_`). Panics on
-    /// anything else, which is a programming error, not input.
-    pub fn table(mut self, table: &str, column: &str) -> Self {
-        assert!(
-            is_identifier(table) && is_identifier(column),
-            "`{table}`.`{column}`: a table and a column are lowercase identifiers"
-        );
+    /// Another table and column (the channel takes the table's name): lowercase identifiers
+    /// of letters, digits and `_`, shorter than 60 bytes; anything else is an error naming
+    /// `table` or `column`.
+    pub fn table(mut self, table: &str, column: &str) -> Result<Self, CorsConfigError> {
+        for (field, name) in [("table", table), ("column", column)] {
+            if !is_identifier(name) {
+                return Err(CorsConfigError::new(
+                    field,
+                    Some(name),
+                    format!(
+                        "`{name}` is not a lowercase identifier (letters, digits and `_`, not \
+                         starting with a digit, shorter than 60 bytes)"
+                    ),
+                ));
+            }
+        }
         self.table = table.to_owned();
         self.column = column.to_owned();
-        self
+        Ok(self)
     }
 
     /// The statements that create the table, its notifying function and its triggers when
@@ -286,7 +307,7 @@ impl PgOrigins {
         Ok(())
     }
 
-    fn log_rejected(&self, rejected: Vec<cors_axum_core::CorsConfigError>) {
+    fn log_rejected(&self, rejected: Vec<CorsConfigError>) {
         for error in rejected {
             tracing::warn!(table = %self.table, %error, "origins: a row is not an allowed origin; skipped");
         }

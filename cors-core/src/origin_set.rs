@@ -485,8 +485,7 @@ pub(crate) fn bind(
     let Some(SetRef::Named(name)) = set else {
         return Ok(set.clone());
     };
-    let provided = values(std::any::TypeId::of::<OriginSet>())
-        .ok_or_else(|| unbound_set(name))?;
+    let provided = values(std::any::TypeId::of::<OriginSet>()).ok_or_else(|| unbound_set(name))?;
     match provided.downcast_ref::<OriginSet>() {
         Some(found) if found.name() == name => Ok(Some(SetRef::Set(found.clone()))),
         Some(found) => Err(CorsConfigError::new(
@@ -553,7 +552,11 @@ impl DynamicOrigins {
                 .patterns
                 .iter()
                 .any(|(pattern, insecure)| granted(*insecure) && pattern.matches(&origin));
-        Ok(if in_patterns { InSet::Spelled } else { InSet::No })
+        Ok(if in_patterns {
+            InSet::Spelled
+        } else {
+            InSet::No
+        })
     }
 }
 
@@ -589,7 +592,13 @@ mod tests {
         assert!(set.contains("https://a.acme.example"));
         assert!(!set.contains("https://acme.example"));
         assert!(!set.contains("https://a.acme.example.evil"));
-        for bad in ["*", "null", "https://*.co.uk", "https://*.10.0.0.1", "https://a.com/"] {
+        for bad in [
+            "*",
+            "null",
+            "https://*.co.uk",
+            "https://*.10.0.0.1",
+            "https://a.com/",
+        ] {
             assert_eq!(set.insert(bad).unwrap_err().field(), "origin", "{bad}");
         }
         let errors = set.patch(["https://b.example", "nope"], ["https://*.acme.example"]);

@@ -35,7 +35,8 @@ async fn main() -> anyhow::Result<()> {
                 .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
         )
         .init();
-    let env = |name: &str, default: &str| std::env::var(name).unwrap_or_else(|_| default.to_owned());
+    let env =
+        |name: &str, default: &str| std::env::var(name).unwrap_or_else(|_| default.to_owned());
     let database_url = std::env::var("DATABASE_URL").context("DATABASE_URL is required")?;
     let (host, port) = (env("HOST", "127.0.0.1"), env("PORT", "3000"));
     let front_end = env("FRONT_END", "http://localhost:8080");

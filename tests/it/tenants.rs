@@ -30,7 +30,14 @@ fn build_example() -> std::path::PathBuf {
     let manifest = env!("CARGO_MANIFEST_DIR");
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
     let status = Command::new(cargo)
-        .args(["build", "--quiet", "--example", "tenants", "--features", "postgres"])
+        .args([
+            "build",
+            "--quiet",
+            "--example",
+            "tenants",
+            "--features",
+            "postgres",
+        ])
         .current_dir(manifest)
         .status()
         .expect("cargo runs");
@@ -89,7 +96,12 @@ async fn granted(addr: SocketAddr, origin: &str) -> bool {
 
 /// How long until every replica answers `origin` as `expected`, polling every 10 ms for at
 /// most `limit` (then panics).
-async fn until_all(replicas: &[Replica], origin: &str, expected: bool, limit: Duration) -> Duration {
+async fn until_all(
+    replicas: &[Replica],
+    origin: &str,
+    expected: bool,
+    limit: Duration,
+) -> Duration {
     let start = Instant::now();
     loop {
         let mut all = true;
@@ -135,8 +147,14 @@ const DELETE: &str = "DELETE FROM tenant_origins WHERE origin = $1";
 /// The resident memory of a process, in KiB.
 fn rss_kib(pid: u32) -> u64 {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("/proc");
-    let line = status.lines().find(|l| l.starts_with("VmRSS:")).expect("VmRSS");
-    line.split_whitespace().nth(1).and_then(|n| n.parse().ok()).expect("a number")
+    let line = status
+        .lines()
+        .find(|l| l.starts_with("VmRSS:"))
+        .expect("VmRSS");
+    line.split_whitespace()
+        .nth(1)
+        .and_then(|n| n.parse().ok())
+        .expect("a number")
 }
 
 /// Statements on the table in the server's log (every statement is logged) from `from` on.
@@ -173,7 +191,10 @@ async fn two_replicas_follow_one_database() {
 async fn changes_reach_both_replicas(client: &tokio_postgres::Client, replicas: &[Replica]) {
     let origin = "https://acme.example";
     assert!(!granted(replicas[0].addr, origin).await);
-    assert!(granted(replicas[0].addr, "http://localhost:8080").await, "the front-end");
+    assert!(
+        granted(replicas[0].addr, "http://localhost:8080").await,
+        "the front-end"
+    );
     execute(client, INSERT, origin).await;
     let inserted = until_all(replicas, origin, true, Duration::from_secs(1)).await;
     execute(client, DELETE, origin).await;
@@ -190,7 +211,11 @@ async fn the_same_list_guards_handshakes_and_posts(
     until_all(replicas, tenant, true, Duration::from_secs(1)).await;
     for replica in replicas {
         let shake = |origin| async move {
-            let headers = [("origin", origin), ("connection", "upgrade"), ("upgrade", "websocket")];
+            let headers = [
+                ("origin", origin),
+                ("connection", "upgrade"),
+                ("upgrade", "websocket"),
+            ];
             http1_handshake(replica.addr, "/ws", &headers).await
         };
         assert_eq!(shake(tenant).await, 101);
@@ -225,7 +250,10 @@ async fn a_flood_of_unknown_origins_queries_nothing(server: &Postgres, replicas:
     );
     assert!(queries <= 10, "{queries} queries of the table");
     for (before, after) in rss_before.iter().zip(&rss_after) {
-        assert!(after.saturating_sub(*before) < 5 * 1024, "RSS grew from {before} to {after} KiB");
+        assert!(
+            after.saturating_sub(*before) < 5 * 1024,
+            "RSS grew from {before} to {after} KiB"
+        );
     }
 }
 
@@ -245,12 +273,17 @@ async fn flood(replicas: &[Replica], range: std::ops::Range<usize>, batch: usize
                     http1("GET", "/", &[("origin", &origin)], "")
                 })
                 .collect();
-            tasks.push(tokio::spawn(async move { pipelined(addr, &requests).await }));
+            tasks.push(tokio::spawn(
+                async move { pipelined(addr, &requests).await },
+            ));
         }
         for task in tasks {
             for answer in task.await.expect("the flood's task") {
                 assert_eq!(answer.status, 200, "{answer:?}");
-                assert!(answer.header("access-control-allow-origin").is_none(), "{answer:?}");
+                assert!(
+                    answer.header("access-control-allow-origin").is_none(),
+                    "{answer:?}"
+                );
             }
         }
     }
@@ -262,7 +295,10 @@ async fn the_database_stopped_and_restarted_loses_nothing(server: &Postgres, rep
     let start = Instant::now();
     while start.elapsed() < Duration::from_millis(1500) {
         for replica in replicas {
-            assert!(granted(replica.addr, listed).await, "a listed origin, database down");
+            assert!(
+                granted(replica.addr, listed).await,
+                "a listed origin, database down"
+            );
             assert!(!granted(replica.addr, "https://initech.example").await);
         }
         tokio::time::sleep(Duration::from_millis(50)).await;

@@ -28,7 +28,13 @@ fn a_set_is_decided_like_a_list_and_changes_at_once() {
     .unwrap();
     assert!(allowed(&policy, "https://app.example"));
     assert!(!allowed(&policy, "https://acme.example"));
-    assert!(set.patch(["https://acme.example", "https://*.globex.example"], [""; 0]).is_empty());
+    assert!(
+        set.patch(
+            ["https://acme.example", "https://*.globex.example"],
+            [""; 0]
+        )
+        .is_empty()
+    );
     for origin in [
         "https://acme.example",
         "HTTPS://ACME.example:443",
@@ -55,20 +61,29 @@ fn a_set_is_decided_like_a_list_and_changes_at_once() {
 #[test]
 fn credentials_refuse_the_sets_plain_http_entries() {
     let set = OriginSet::new("tenants");
-    set.patch(["http://intranet.example", "http://localhost:5173"], [""; 0]);
+    set.patch(
+        ["http://intranet.example", "http://localhost:5173"],
+        [""; 0],
+    );
     let options = CorsOptions::new().origin_set(&set).credentials(true);
     let policy = CorsPolicy::from_options(&options).unwrap();
     assert!(!allowed(&policy, "http://intranet.example"));
     assert!(allowed(&policy, "http://localhost:5173"), "loopback");
     let tolerated = options.dangerously_allow_insecure_origins(true);
-    assert!(allowed(&CorsPolicy::from_options(&tolerated).unwrap(), "http://intranet.example"));
+    assert!(allowed(
+        &CorsPolicy::from_options(&tolerated).unwrap(),
+        "http://intranet.example"
+    ));
 }
 
 #[test]
 fn a_set_goes_with_a_list_only_and_a_named_set_must_be_bound() {
     let set = OriginSet::new("tenants");
     let with_any = CorsOptions::new().origin("*").origin_set(&set);
-    assert_eq!(CorsPolicy::from_options(&with_any).unwrap_err().field(), "origin_set");
+    assert_eq!(
+        CorsPolicy::from_options(&with_any).unwrap_err().field(),
+        "origin_set"
+    );
     let predicate = AllowOrigin::predicate(|_| true).and_set(&set);
     let err = CorsPolicy::from_options(&CorsOptions::new().origin(predicate)).unwrap_err();
     assert_eq!(err.field(), "origin_set");
@@ -96,7 +111,9 @@ fn a_million_origins_fit_in_under_100_mb() {
     let built = start.elapsed();
     let stats = region.change();
     // A reallocation's growth or shrinking is in `bytes_allocated` or `bytes_deallocated`.
-    let bytes = stats.bytes_allocated.saturating_sub(stats.bytes_deallocated);
+    let bytes = stats
+        .bytes_allocated
+        .saturating_sub(stats.bytes_deallocated);
     let per_origin = bytes as f64 / N as f64;
     println!(
         "{N} origins of {} bytes: {:.1} MB on the heap, {per_origin:.1} bytes per origin, built in {built:?}",

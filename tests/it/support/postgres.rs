@@ -93,10 +93,17 @@ impl Postgres {
                 .args(["-R", "postgres:postgres"])
                 .arg(&server.dir)
                 .status();
-            assert!(chown.is_ok_and(|s| s.success()), "chown of {:?}", server.dir);
+            assert!(
+                chown.is_ok_and(|s| s.success()),
+                "chown of {:?}",
+                server.dir
+            );
         }
         let data = server.data();
-        server.run("initdb", &["-D", &data, "-U", "postgres", "-A", "trust", "--no-sync"]);
+        server.run(
+            "initdb",
+            &["-D", &data, "-U", "postgres", "-A", "trust", "--no-sync"],
+        );
         server.resume();
         Some(server)
     }
@@ -120,7 +127,10 @@ impl Postgres {
         } else {
             Command::new(program)
         };
-        let output = command.args(args).output().expect("PostgreSQL's program runs");
+        let output = command
+            .args(args)
+            .output()
+            .expect("PostgreSQL's program runs");
         assert!(
             output.status.success(),
             "{args:?}: {}{}",
@@ -139,7 +149,12 @@ impl Postgres {
         );
         let log = self.log().display().to_string();
         let data = self.data();
-        self.run("pg_ctl", &["-D", &data, "-l", &log, "-o", &options, "-w", "-t", "30", "start"]);
+        self.run(
+            "pg_ctl",
+            &[
+                "-D", &data, "-l", &log, "-o", &options, "-w", "-t", "30", "start",
+            ],
+        );
     }
 
     /// Stops the server, closing every connection (`-m fast`).
