@@ -89,6 +89,33 @@ impl PgFollow {
     }
 }
 
+/// A table or column name that [`PgOrigins::table`] refuses.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NameError {
+    field: &'static str,
+    name: String,
+}
+
+impl NameError {
+    /// `table` or `column`.
+    pub fn field(&self) -> &'static str {
+        self.field
+    }
+}
+
+impl std::fmt::Display for NameError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}: `{}` is not a lowercase identifier (letters, digits and `_`, not starting with \
+             a digit, shorter than 60 bytes)",
+            self.field, self.name
+        )
+    }
+}
+
+impl std::error::Error for NameError {}
+
 /// Whether `name` may be written unquoted as a PostgreSQL identifier.
 fn is_identifier(name: &str) -> bool {
     let mut bytes = name.bytes();
@@ -115,17 +142,13 @@ impl PgOrigins {
     /// Another table and column (the channel takes the table's name): lowercase identifiers
     /// of letters, digits and `_`, shorter than 60 bytes; anything else is an error naming
     /// `table` or `column`.
-    pub fn table(mut self, table: &str, column: &str) -> Result<Self, CorsConfigError> {
+    pub fn table(mut self, table: &str, column: &str) -> Result<Self, NameError> {
         for (field, name) in [("table", table), ("column", column)] {
             if !is_identifier(name) {
-                return Err(CorsConfigError::new(
+                return Err(NameError {
                     field,
-                    Some(name),
-                    format!(
-                        "`{name}` is not a lowercase identifier (letters, digits and `_`, not \
-                         starting with a digit, shorter than 60 bytes)"
-                    ),
-                ));
+                    name: name.to_owned(),
+                });
             }
         }
         self.table = table.to_owned();
