@@ -407,10 +407,9 @@ impl CorsOptions {
     /// ([`AllowOrigin::async_predicate_with`]) and that are not bound yet, with their names.
     pub fn needed_values(&self) -> Vec<(TypeId, &'static str)> {
         let set = match &self.origin_set {
-            Some(crate::origin_set::SetRef::Named(_)) => Some((
-                TypeId::of::<crate::OriginSet>(),
-                std::any::type_name::<crate::OriginSet>(),
-            )),
+            Some(crate::origin_set::SetRef::Named(_)) => {
+                Some((TypeId::of::<crate::OriginSet>(), "OriginSet"))
+            }
             _ => None,
         };
         [&self.origin, &self.origin_fallback]
