@@ -25,9 +25,10 @@ impl Drop for Replica {
     }
 }
 
-/// Builds the example (its dependencies are those of this test) and returns its path.
+/// Builds the example (its dependencies are those of this test, so this is a link) and
+/// returns its path, `target/<profile>/examples/tenants`, next to this test's
+/// `target/<profile>/deps`.
 fn build_example() -> std::path::PathBuf {
-    let manifest = env!("CARGO_MANIFEST_DIR");
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
     let status = Command::new(cargo)
         .args([
@@ -38,12 +39,18 @@ fn build_example() -> std::path::PathBuf {
             "--features",
             "postgres",
         ])
-        .current_dir(manifest)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
         .status()
         .expect("cargo runs");
     assert!(status.success(), "the example builds");
-    let target = std::env::var("CARGO_TARGET_DIR").unwrap_or_else(|_| format!("{manifest}/target"));
-    std::path::Path::new(&target).join("debug/examples/tenants")
+    let test = std::env::current_exe().expect("the test's own path");
+    let profile = test
+        .parent()
+        .and_then(|deps| deps.parent())
+        .expect("tests run from target/<profile>/deps");
+    let binary = profile.join("examples").join("tenants");
+    assert!(binary.is_file(), "{} is built", binary.display());
+    binary
 }
 
 /// Starts a replica and waits until it listens (at most 60 s).
