@@ -7,13 +7,15 @@
 //! `GET` with the allowed `Origin`, a `GET` from another origin, a `GET` without `Origin`. Beside
 //! them: the same module with reloadable options, and origins decided by an asynchronous
 //! predicate whose future is ready at once, against tower-http's `AllowOrigin::async_predicate`;
-//! and a `POST` from the allowed origin (with `Sec-Fetch-Site: cross-site`, as a browser sends
-//! it) under cross-origin protection, against the same `POST` without it.
+//! a `POST` from the allowed origin (with `Sec-Fetch-Site: cross-site`, as a browser sends it)
+//! under cross-origin protection, against the same `POST` without it; and a thousand origins in
+//! a static list against the same in an `OriginSet`.
 //!
 //! `cargo bench -p cors-axum --bench requests` measures wall-clock time with criterion.
 //! `REQUEST_COST_ONCE=<router>/<request>` (routers `ours`, `tower-http`, `floor`,
-//! `ours-reloadable`, `ours-async`, `tower-http-async`, `ours-provided`, `ours-protected`;
-//! requests `preflight`, `get`, `get-refused`, `no-origin`, `post`) sends one warm-up request, then `REQUEST_COST_N` (1,000)
+//! `ours-reloadable`, `ours-async`, `tower-http-async`, `ours-provided`, `ours-protected`,
+//! `ours-list-1000`, `ours-set-1000`; requests `preflight`, `get`, `get-refused`, `no-origin`,
+//! `post`) sends one warm-up request, then `REQUEST_COST_N` (1,000)
 //! requests built beforehand, prints the heap allocations per request (handling and dropping
 //! the response) and exits, for instruction counts under
 //! `valgrind --tool=callgrind --toggle-collect=requests::seed::drive` (`scripts/request_cost.sh` runs
@@ -36,7 +38,14 @@ fn requests(c: &mut Criterion) {
     for which in REQUESTS {
         let mut group = c.benchmark_group(which);
         let extra: &[&str] = match which {
-            "preflight" | "get" => &["ours-reloadable", "ours-async", "tower-http-async"],
+            "preflight" | "get" => &[
+                "ours-reloadable",
+                "ours-async",
+                "tower-http-async",
+                "ours-list-1000",
+                "ours-set-1000",
+            ],
+            "get-refused" => &["ours-list-1000", "ours-set-1000"],
             _ => &[],
         };
         for &name in ROUTERS.iter().chain(extra) {

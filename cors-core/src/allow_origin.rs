@@ -10,9 +10,10 @@ use std::time::Duration;
 use http::{HeaderMap, HeaderName, HeaderValue, Method, Uri};
 
 use crate::origin::{
-    ConfiguredOrigin, InSet, NotAnOrigin, OriginConfigError, OriginSet, OriginSyntaxError,
-    parse_configured, parse_request,
+    ConfiguredOrigin, InSet, NotAnOrigin, OriginSet, parse_configured, parse_request,
 };
+use crate::origin_error::origin_error;
+use crate::origin_set::{DynamicOrigins, SetRef, unbound_set};
 use crate::public_suffix::{self, OwnedSuffixes};
 
 use crate::request::OriginAnswer;
@@ -109,6 +110,8 @@ pub struct AllowOrigin {
     varying_on: Vec<String>,
     /// How long an asynchronous decision may take.
     timeout: Duration,
+    /// An [`OriginSet`](crate::OriginSet) consulted beside the list.
+    set: Option<SetRef>,
 }
 
 #[derive(Clone)]
@@ -133,6 +136,7 @@ impl From<OriginSpec> for AllowOrigin {
             spec,
             varying_on: Vec::new(),
             timeout: AllowOrigin::DEFAULT_TIMEOUT,
+            set: None,
         }
     }
 }
@@ -314,6 +318,7 @@ impl AllowOrigin {
             spec,
             mut varying_on,
             timeout: _,
+            set,
         } = self;
         varying_on.extend(lookup.varying_on);
         let spec = match spec {
@@ -327,7 +332,31 @@ impl AllowOrigin {
             spec,
             varying_on,
             timeout: lookup.timeout,
+            set,
         }
+    }
+
+    /// The origins of an [`OriginSet`](crate::OriginSet), which may change while requests are
+    /// served: the same as `AllowOrigin::list::<_, &str>([]).and_set(set)`.
+    pub fn set(set: &crate::OriginSet) -> Self {
+        Self::list(Vec::<String>::new()).and_set(set)
+    }
+
+    /// These origins and patterns, and those of an [`OriginSet`](crate::OriginSet), which may
+    /// change while requests are served: "the front-end's origin, and every tenant's". The set
+    /// is read with one atomic load per request and no I/O. With
+    /// [`or_else`](Self::or_else), the lookup runs only for origins neither holds. After
+    /// anything but a list, it is a configuration error of `origin`. In options files:
+    /// `"origin_set": "<name>"` ([`CorsOptions::origin_set`](crate::CorsOptions::origin_set)).
+    pub fn and_set(mut self, set: &crate::OriginSet) -> Self {
+        self.set = Some(SetRef::Set(set.clone()));
+        self
+    }
+
+    /// This decision with the set options name, replacing any set of its own.
+    pub(crate) fn with_set_ref(mut self, set: SetRef) -> Self {
+        self.set = Some(set);
+        self
     }
 
     /// Whether this is [`any()`](Self::any), the default.
@@ -456,11 +485,42 @@ impl AllowOrigin {
             }
             OriginSpec::List(origins) => OriginRule::Set(compile_set(origins, checks)?),
         };
+        let dynamic = match (&self.set, &rule) {
+            (None, _) => None,
+            (Some(SetRef::Named(name)), _) => return Err(unbound_set(name)),
+            (Some(SetRef::Set(set)), OriginRule::Set(_) | OriginRule::SetThen(..)) => {
+                Some(DynamicOrigins {
+                    set: set.clone(),
+                    refuse_insecure: checks.credentials_to_insecure
+                        == CredentialsToInsecure::Refused,
+                })
+            }
+            (Some(SetRef::Set(_)), _) => {
+                return Err(CorsConfigError::new(
+                    "origin_set",
+                    Some(set_name(&self.set)),
+                    "an origin set goes with a list of origins (which may be empty), as in \
+                     `AllowOrigin::list([..]).and_set(&set)`, not with any origin, a predicate or \
+                     `mirror`"
+                        .to_owned(),
+                ));
+            }
+        };
         Ok(CompiledOrigin {
             rule,
             allow_null,
             varying_on,
+            dynamic,
         })
+    }
+}
+
+/// The name of the set, if any.
+fn set_name(set: &Option<SetRef>) -> &str {
+    match set {
+        Some(SetRef::Set(set)) => set.name(),
+        Some(SetRef::Named(name)) => name,
+        None => "",
     }
 }
 
@@ -580,80 +640,6 @@ fn null_error() -> CorsConfigError {
          produce; allow it deliberately with `allow_null_origin(true)`"
             .to_owned(),
     )
-}
-
-/// The origin with everything after the authority, and any user information, removed.
-fn suggested_origin(origin: &str) -> String {
-    let Some(sep) = origin.find("://") else {
-        return origin.to_owned();
-    };
-    let rest = &origin[sep + 3..];
-    let authority = &rest[..rest.find(['/', '?', '#']).unwrap_or(rest.len())];
-    let host_port = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
-    format!("{}://{host_port}", &origin[..sep])
-}
-
-fn origin_error(origin: &str, error: OriginConfigError) -> CorsConfigError {
-    const SHAPE: &str = "write it as `scheme://host[:port]`, e.g. `https://example.com`";
-    let message = match error {
-        OriginConfigError::Syntax(_) if origin.contains(',') => {
-            format!(
-                "`{origin}` contains a comma; give several origins as a list, e.g. \
-             `[\"https://a.example\", \"https://b.example\"]`"
-            )
-        }
-        OriginConfigError::Syntax(OriginSyntaxError::Path) => format!(
-            "`{origin}` has a path or a trailing slash; write it as `{}`",
-            suggested_origin(origin)
-        ),
-        OriginConfigError::Syntax(OriginSyntaxError::QueryOrFragment) => format!(
-            "`{origin}` has a query or a fragment; write it as `{}`",
-            suggested_origin(origin)
-        ),
-        OriginConfigError::Syntax(OriginSyntaxError::Userinfo) => format!(
-            "`{origin}` contains user information; write it as `{}`",
-            suggested_origin(origin)
-        ),
-        OriginConfigError::Syntax(OriginSyntaxError::NotAnOrigin) if origin == "mirror" => {
-            "`mirror` is not an origin; to reflect every origin, write `\"origin\": \"mirror\"` alone, \
-             not in a list"
-                .to_owned()
-        }
-        OriginConfigError::Syntax(OriginSyntaxError::NotAnOrigin) => {
-            format!("`{origin}` is not an origin; {SHAPE}")
-        }
-        OriginConfigError::Syntax(OriginSyntaxError::EmptyHost) => {
-            format!("`{origin}` has no host; {SHAPE}")
-        }
-        OriginConfigError::Syntax(OriginSyntaxError::InvalidHost) => format!(
-            "`{origin}` has an invalid host; a host is dot-separated labels of letters, digits, `-` and `_`, \
-             or an IPv6 address in brackets, e.g. `https://app.example.com`"
-        ),
-        OriginConfigError::Syntax(OriginSyntaxError::InvalidPort) => format!(
-            "`{origin}` has an invalid port; a port is a number from 1 to 65535, e.g. `https://example.com:8443`"
-        ),
-        OriginConfigError::Syntax(OriginSyntaxError::TooLong) => format!(
-            "`{origin}` is longer than {} bytes, so no browser origin can match it; check the value",
-            crate::origin::MAX_ORIGIN_LEN
-        ),
-        OriginConfigError::SeveralWildcards => format!(
-            "`{origin}` has more than one `*` in its host; only the whole leftmost label of the host may \
-             be `*`, e.g. `https://*.example.com`"
-        ),
-        OriginConfigError::WildcardNotLeftmostLabel => format!(
-            "`{origin}`: `*` must be the whole leftmost label of the host, e.g. `https://*.example.com`"
-        ),
-        OriginConfigError::WildcardOverAddress => format!(
-            "`{origin}`: `*` over an IP address (or a host ending in a number, which browsers read \
-             as an IPv4 address) would match addresses, not subdomains; put `*` over a domain name, \
-             e.g. `https://*.example.com`, or list each address, e.g. `https://10.0.0.1`"
-        ),
-        OriginConfigError::WildcardInPort => format!(
-            "`{origin}`: `*` in a port stands for the whole port, any port, e.g. `http://localhost:*`; \
-             list the ports otherwise, e.g. `http://localhost:5173`"
-        ),
-    };
-    CorsConfigError::new("origin", Some(origin), message)
 }
 
 impl Default for AllowOrigin {
@@ -800,9 +786,20 @@ pub(crate) struct CompiledOrigin {
     allow_null: bool,
     /// Request headers the decision reads, for `Vary`.
     pub(crate) varying_on: Vec<HeaderName>,
+    /// The origin set consulted beside the list.
+    dynamic: Option<DynamicOrigins>,
 }
 
 impl CompiledOrigin {
+    /// Whether the list or the origin set holds a request's origin.
+    #[inline]
+    fn in_set<'s>(&self, set: &'s OriginSet, origin: &[u8]) -> Result<InSet<'s>, NotAnOrigin> {
+        match &self.dynamic {
+            None => set.contains(origin),
+            Some(dynamic) => dynamic.contains(set, origin),
+        }
+    }
+
     /// Whether a request's (single) `Origin` value may be reflected in
     /// `Access-Control-Allow-Origin`, and why not: `null` only with the opt-in, otherwise only
     /// a well-formed origin the rule allows. The origin is read once. A predicate that panics
@@ -824,7 +821,7 @@ impl CompiledOrigin {
             };
         }
         let allowed = match &self.rule {
-            OriginRule::Set(set) | OriginRule::SetThen(set, ..) => match set.contains(bytes) {
+            OriginRule::Set(set) | OriginRule::SetThen(set, ..) => match self.in_set(set, bytes) {
                 Ok(InSet::Exact(configured)) => return Ok(Some(configured)),
                 Ok(InSet::Spelled) => true,
                 Ok(InSet::No) if matches!(self.rule, OriginRule::SetThen(..)) => answered(request)?,
@@ -857,7 +854,7 @@ impl CompiledOrigin {
             OriginRule::Async(f, timeout) => (f, timeout),
             // A listed origin is answered without the lookup.
             OriginRule::SetThen(set, f, timeout)
-                if set.contains(origin.as_bytes()) == Ok(InSet::No) =>
+                if self.in_set(set, origin.as_bytes()) == Ok(InSet::No) =>
             {
                 (f, timeout)
             }
@@ -896,6 +893,7 @@ impl fmt::Debug for CompiledOrigin {
         f.debug_struct("CompiledOrigin")
             .field("rule", rule)
             .field("allow_null", &self.allow_null)
+            .field("set", &self.dynamic.as_ref().map(|d| d.set.name()))
             .finish()
     }
 }
@@ -903,6 +901,7 @@ impl fmt::Debug for CompiledOrigin {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::origin_error::suggested_origin;
 
     fn checks(allow_null: bool) -> OriginChecks<'static> {
         static NONE_OWNED: OwnedSuffixes = OwnedSuffixes::NONE;

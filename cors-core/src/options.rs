@@ -32,6 +32,7 @@ use crate::{
 /// | [`protect_cross_origin`](Self::protect_cross_origin) | `false`: unsafe cross-origin requests reach the handler |
 /// | [`cross_origin_bypass`](Self::cross_origin_bypass) | none: protection, where on, covers every path |
 /// | [`check_websocket_origin`](Self::check_websocket_origin) | `true`: WebSocket handshakes from origins the policy does not allow are refused, with or without CORS |
+/// | [`origin_set`](Self::origin_set) | none: no [`OriginSet`](crate::OriginSet) beside the list |
 /// | [`origin_fallback`](Self::origin_fallback) | none: `origin` alone decides (code only, not in files) |
 /// | [`dangerously_allow_insecure_origins`](Self::dangerously_allow_insecure_origins) | `false`: with credentials, no plain-HTTP origin but loopback |
 ///
@@ -91,6 +92,7 @@ pub struct CorsOptions {
     pub(crate) protect_cross_origin: Option<bool>,
     pub(crate) cross_origin_bypass: Option<Vec<String>>,
     pub(crate) check_websocket_origin: Option<bool>,
+    pub(crate) origin_set: Option<crate::origin_set::SetRef>,
     #[cfg_attr(feature = "serde", serde(skip))]
     pub(crate) origin_fallback: Option<AllowOrigin>,
 }
@@ -352,23 +354,69 @@ impl CorsOptions {
         self
     }
 
-    /// The origin decision these options compile: [`origin`](Self::origin), then
-    /// [`origin_fallback`](Self::origin_fallback).
+    /// An [`OriginSet`](crate::OriginSet) whose origins are allowed beside those of
+    /// [`origin`](Self::origin), a list (without `origin`, the set alone decides). The set may
+    /// change while requests are served; every path whose options name it sees the change at
+    /// once. In options files: `"origin_set": "tenants"`, bound when the router is built to the
+    /// set of that name that the application provides (cors-axum: `.provide(set)`), or with
+    /// [`with_values`](Self::with_values). Merged field by field like the rest.
+    ///
+    /// ```
+    /// # #[cfg(feature = "serde")] {
+    /// use cors_axum_core::{CorsOptions, CorsPolicy, OriginSet, ProvidedValue};
+    /// use std::sync::Arc;
+    ///
+    /// let tenants = OriginSet::new("tenants");
+    /// let from_file: CorsOptions = serde_json::from_str(
+    ///     r#"{"origin": ["https://app.example"], "origin_set": "tenants"}"#,
+    /// ).unwrap();
+    /// assert_eq!(CorsPolicy::from_options(&from_file).unwrap_err().field(), "origin_set");
+    /// let provided: ProvidedValue = Arc::new(tenants.clone());
+    /// let bound = from_file.with_values(|_| Some(provided.clone())).unwrap();
+    /// assert!(CorsPolicy::from_options(&bound).is_ok());
+    ///
+    /// let in_code = CorsOptions::new().origin("https://app.example").origin_set(&tenants);
+    /// assert!(CorsPolicy::from_options(&in_code).is_ok());
+    /// # }
+    /// ```
+    pub fn origin_set(mut self, set: &crate::OriginSet) -> Self {
+        self.origin_set = Some(crate::origin_set::SetRef::Set(set.clone()));
+        self
+    }
+
+    /// The origin decision these options compile: [`origin`](Self::origin) with
+    /// [`origin_set`](Self::origin_set), then [`origin_fallback`](Self::origin_fallback).
     pub(crate) fn effective_origin(&self) -> AllowOrigin {
-        match (&self.origin, &self.origin_fallback) {
-            (origin, None) => origin.clone().unwrap_or_default(),
+        let origin = match (&self.origin, &self.origin_set) {
+            (origin, None) => origin.clone(),
+            (origin, Some(set)) => Some(
+                origin
+                    .clone()
+                    .unwrap_or_else(|| AllowOrigin::list(Vec::<String>::new()))
+                    .with_set_ref(set.clone()),
+            ),
+        };
+        match (origin, &self.origin_fallback) {
+            (origin, None) => origin.unwrap_or_default(),
             (None, Some(lookup)) => lookup.clone(),
-            (Some(origin), Some(lookup)) => origin.clone().or_else(lookup.clone()),
+            (Some(origin), Some(lookup)) => origin.or_else(lookup.clone()),
         }
     }
 
     /// The types of the values the origin decisions of these options take
     /// ([`AllowOrigin::async_predicate_with`]) and that are not bound yet, with their names.
     pub fn needed_values(&self) -> Vec<(TypeId, &'static str)> {
+        let set = match &self.origin_set {
+            Some(crate::origin_set::SetRef::Named(_)) => {
+                Some((TypeId::of::<crate::OriginSet>(), "OriginSet"))
+            }
+            _ => None,
+        };
         [&self.origin, &self.origin_fallback]
             .into_iter()
             .flatten()
             .filter_map(AllowOrigin::needed_value)
+            .chain(set)
             .collect()
     }
 
@@ -395,6 +443,7 @@ impl CorsOptions {
         Ok(CorsOptions {
             origin: bind(&self.origin)?,
             origin_fallback: bind(&self.origin_fallback)?,
+            origin_set: crate::origin_set::bind(&self.origin_set, &values)?,
             ..self.clone()
         })
     }
@@ -557,6 +606,7 @@ impl CorsOptions {
                 &self.check_websocket_origin,
                 &more_specific.check_websocket_origin,
             ),
+            origin_set: pick(&self.origin_set, &more_specific.origin_set),
             origin_fallback: pick(&self.origin_fallback, &more_specific.origin_fallback),
         }
     }
@@ -679,6 +729,7 @@ impl CorsOptions {
             protect_cross_origin,
             cross_origin_bypass,
             check_websocket_origin,
+            origin_set,
             origin_fallback,
         } = self;
         origin.is_none()
@@ -699,6 +750,7 @@ impl CorsOptions {
             && protect_cross_origin.is_none()
             && cross_origin_bypass.is_none()
             && check_websocket_origin.is_none()
+            && origin_set.is_none()
             && origin_fallback.is_none()
     }
 }

@@ -391,7 +391,7 @@ impl OriginPattern {
         }
     }
 
-    fn matches(&self, origin: &ParsedOrigin<'_>) -> bool {
+    pub(crate) fn matches(&self, origin: &ParsedOrigin<'_>) -> bool {
         let port = match self.port {
             PortPattern::Is(port) => origin.port == port,
             PortPattern::AnyExplicit => origin.port.is_some(),
@@ -700,6 +700,17 @@ impl OriginSet {
                 }
             }
         }
+    }
+
+    /// The configured exact origin equal to `origin` byte for byte.
+    #[inline]
+    pub(crate) fn exact_get(&self, origin: &[u8]) -> Option<&HeaderValue> {
+        self.exact.get(origin)
+    }
+
+    /// Whether a pattern of the set matches the origin.
+    pub(crate) fn pattern_matches(&self, origin: &ParsedOrigin<'_>) -> bool {
+        self.patterns.iter().any(|p| p.matches(origin))
     }
 
     /// Whether a request's `Origin` value is in the set; `Err` when it is not an origin.

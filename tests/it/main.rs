@@ -25,3 +25,5 @@ mod layout;
 mod readme;
 mod reload_file;
 mod surface;
+#[cfg(feature = "postgres")]
+mod tenants;

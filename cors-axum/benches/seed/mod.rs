@@ -160,6 +160,30 @@ fn provided(protected: bool) -> Router {
 }
 
 /// The router `which`, prepared as `into_make_service` prepares it for a server.
+/// Origins of the list and set routers: the seed's origin among a thousand tenants.
+fn thousand_origins() -> Vec<String> {
+    (0..999)
+        .map(|i| format!("https://tenant-{i}.customers.example"))
+        .chain([ORIGIN.to_owned()])
+        .collect()
+}
+
+/// The seed module with a static list of a thousand origins, or the same origins in an
+/// `OriginSet` (which may change while requests are served).
+fn many_origins(in_a_set: bool) -> Router {
+    let options = if in_a_set {
+        let set = cors_axum::cors::OriginSet::new("tenants");
+        assert!(set.replace_all(thousand_origins()).is_empty());
+        CorsOptions::new().origin_set(&set)
+    } else {
+        CorsOptions::new().origin(thousand_origins())
+    };
+    SeedAppModule::builder()
+        .provide(options)
+        .router()
+        .expect("the seed module builds")
+}
+
 pub(crate) fn router(which: &str) -> Router {
     let router = match which {
         "ours" => SeedModule::router().expect("the seed module builds"),
@@ -171,9 +195,11 @@ pub(crate) fn router(which: &str) -> Router {
         "tower-http-async" => asynchronous(true),
         "ours-provided" => provided(false),
         "ours-protected" => provided(true),
+        "ours-list-1000" => many_origins(false),
+        "ours-set-1000" => many_origins(true),
         other => panic!(
             "router `{other}`: expected ours, tower-http, floor, bare, ours-reloadable, ours-async, \
-             tower-http-async, ours-provided or ours-protected"
+             tower-http-async, ours-provided, ours-protected, ours-list-1000 or ours-set-1000"
         ),
     };
     router.with_state(())

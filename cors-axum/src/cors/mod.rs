@@ -11,6 +11,9 @@ mod future;
 mod layer;
 pub(crate) mod module;
 pub(crate) mod plan;
+#[cfg(feature = "postgres")]
+#[cfg_attr(docsrs, doc(cfg(feature = "postgres")))]
+pub mod postgres;
 pub(crate) mod reload;
 pub(crate) mod respond;
 mod service;
@@ -41,3 +44,8 @@ pub use cookie;
 /// What an [asynchronous origin decision](crate::AllowOrigin::async_predicate) is given, and
 /// the error it may fail with.
 pub use cors_axum_core::{BoxError, OriginQuery};
+
+/// Allowed origins held in memory and changed while requests are served (tenants' domains
+/// from a database): name it with `AllowOrigin::and_set`, `CorsOptions::origin_set` or
+/// `"origin_set"` in an options file.
+pub use cors_axum_core::OriginSet;

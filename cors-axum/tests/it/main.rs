@@ -20,6 +20,7 @@ mod openapi;
 #[cfg(feature = "openapi")]
 mod openapi_alloc;
 mod origin_decisions;
+mod origin_set;
 mod protection;
 mod real_app;
 mod reload;

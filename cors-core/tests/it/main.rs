@@ -10,6 +10,7 @@ mod config_errors;
 mod cross_origin;
 mod oracle;
 mod origin_decisions;
+mod origin_set;
 mod properties;
 mod security;
 mod websocket;

@@ -4,3 +4,5 @@
 
 pub(crate) mod alone;
 pub(crate) mod log;
+#[cfg(feature = "postgres")]
+pub(crate) mod postgres;

@@ -1,0 +1,114 @@
+//! An `OriginSet` named by an options file (`"origin_set": "tenants"`) and provided to the
+//! application: bound when the router is built, changed while it serves, over a real socket,
+//! for CORS, cross-origin protection and WebSocket handshakes alike.
+
+use axum::extract::ws::WebSocketUpgrade;
+use cors_axum::CorsOptions;
+use cors_axum::cors::OriginSet;
+use cors_axum::prelude::*;
+
+use crate::common::wire::{WireAnswer, http1, http1_handshake, pipelined, serve};
+
+struct TenantsController;
+
+#[controller]
+impl TenantsController {
+    #[route("GET")]
+    async fn index() -> &'static str {
+        "hello\n"
+    }
+
+    #[route("POST", "notes")]
+    async fn note() -> &'static str {
+        "noted\n"
+    }
+
+    #[route("GET", "ws")]
+    async fn ws(upgrade: WebSocketUpgrade) -> Response {
+        upgrade.on_upgrade(|_| async {})
+    }
+}
+
+rest_root_module! {
+    struct TenantsModule {
+        imports: [CorsModule],
+        controllers: [TenantsController],
+    }
+}
+
+const FILE: &str = r#"{
+    "origin": ["https://app.example"],
+    "origin_set": "tenants",
+    "protect_cross_origin": true
+}"#;
+
+async fn get(addr: std::net::SocketAddr, origin: &str) -> WireAnswer {
+    pipelined(addr, &[http1("GET", "/", &[("origin", origin)], "")])
+        .await
+        .remove(0)
+}
+
+#[tokio::test]
+async fn a_set_named_in_a_file_serves_cors_protection_and_handshakes() {
+    let options: CorsOptions = serde_json::from_str(FILE).unwrap();
+    let tenants = OriginSet::new("tenants");
+    let router = TenantsModule::builder()
+        .provide(options.clone())
+        .provide(tenants.clone())
+        .router()
+        .unwrap();
+    let addr = serve(router).await;
+    let acme = "https://acme.example";
+    let allowed = |answer: &WireAnswer, origin: &str| {
+        answer.header("access-control-allow-origin") == Some(origin)
+    };
+
+    assert!(allowed(
+        &get(addr, "https://app.example").await,
+        "https://app.example"
+    ));
+    assert!(!allowed(&get(addr, acme).await, acme));
+    let shake = [
+        ("origin", acme),
+        ("connection", "upgrade"),
+        ("upgrade", "websocket"),
+    ];
+    assert_eq!(http1_handshake(addr, "/ws", &shake).await, 403);
+    let post = http1(
+        "POST",
+        "/notes",
+        &[("origin", acme), ("sec-fetch-site", "cross-site")],
+        "",
+    );
+    assert_eq!(
+        pipelined(addr, std::slice::from_ref(&post)).await[0].status,
+        403
+    );
+
+    tenants.insert(acme).unwrap();
+    let answer = get(addr, acme).await;
+    assert!(allowed(&answer, acme), "{answer:?}");
+    assert!(
+        answer.header("vary").is_some_and(|v| v.contains("Origin")),
+        "{answer:?}"
+    );
+    assert_eq!(http1_handshake(addr, "/ws", &shake).await, 101);
+    assert_eq!(pipelined(addr, &[post]).await[0].status, 200);
+
+    tenants.remove(acme);
+    assert!(!allowed(&get(addr, acme).await, acme));
+
+    // A set of another name is a build error naming the option.
+    let error = TenantsModule::builder()
+        .provide(options.clone())
+        .provide(OriginSet::new("others"))
+        .router()
+        .unwrap_err();
+    assert!(error.to_string().contains("origin_set"), "{error}");
+    // No set at all, too.
+    let error = TenantsModule::builder()
+        .provide(options)
+        .router()
+        .unwrap_err();
+    assert!(error.to_string().contains("`OriginSet`"), "{error}");
+}

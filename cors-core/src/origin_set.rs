@@ -1,0 +1,612 @@
+//! [`OriginSet`]: allowed origins held in memory and changed while requests are served, for
+//! origins that live in a database (tenants' own domains) rather than in the configuration.
+//!
+//! A request reads the set with one atomic load of its current snapshot and never waits: a
+//! change builds a new snapshot beside the current one and swaps it in. Exact origins live in
+//! one compact table (their bytes in one buffer, an open-addressing index of offsets), built
+//! once; later changes are kept in a small overlay (added, removed) until it grows past
+//! [`OVERLAY_MAX`] entries, when the table is rebuilt with them. Copying a snapshot for a change
+//! therefore copies the overlay, never the million origins under it.
+
+use std::collections::hash_map::RandomState;
+use std::collections::{HashMap, HashSet};
+use std::fmt;
+use std::hash::BuildHasher;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use arc_swap::ArcSwap;
+
+use crate::CorsConfigError;
+use crate::origin::{
+    ConfiguredOrigin, InSet, MAX_ORIGIN_LEN, NotAnOrigin, OriginPattern, OriginSet as ListSet,
+    parse_configured, parse_request,
+};
+use crate::public_suffix::{self, OwnedSuffixes};
+
+/// Changes kept beside the compact table before it is rebuilt with them.
+const OVERLAY_MAX: usize = 4096;
+
+/// Allowed origins and patterns held in memory, shared by every policy whose options name it,
+/// and changed (one origin added or removed, a batch, or everything replaced) while requests
+/// are served. A clone is another handle on the same set.
+///
+/// Entries are the origins and patterns of [`AllowOrigin::list`](crate::AllowOrigin::list),
+/// checked the same way when added: `https://app.example`, `https://*.tenant.example`,
+/// `http://localhost:*`; a path, a pattern over a public suffix or an IP address, `*` and `null`
+/// are refused with an error of the `origin` field. A request's origin is found with one atomic
+/// load and a hash lookup: no I/O, no lock, whatever the size of the set. With
+/// [`credentials(true)`](crate::CorsOptions::credentials) and without
+/// [`dangerously_allow_insecure_origins`](crate::CorsOptions::dangerously_allow_insecure_origins),
+/// plain-HTTP entries (other than loopback) are not granted on that path.
+///
+/// ```
+/// use cors_axum_core::{AllowOrigin, CorsOptions, CorsPolicy, CorsRequest, OriginSet};
+/// use http::{HeaderMap, HeaderValue, Method};
+///
+/// let tenants = OriginSet::new("tenants");
+/// let origin = AllowOrigin::list(["https://app.example"]).and_set(&tenants);
+/// let policy = CorsPolicy::from_options(&CorsOptions::new().origin(origin))?;
+/// let allowed = |origin: &'static str| {
+///     let mut headers = HeaderMap::new();
+///     headers.insert("origin", HeaderValue::from_static(origin));
+///     policy.actual(&CorsRequest::new(&Method::GET, &headers)).is_allowed()
+/// };
+/// assert!(!allowed("https://acme.example"));
+/// tenants.insert("https://acme.example")?;
+/// assert!(allowed("https://acme.example"));
+/// tenants.remove("https://acme.example");
+/// assert!(!allowed("https://acme.example"));
+/// assert!(tenants.insert("https://*.com").is_err());
+/// # Ok::<(), cors_axum_core::CorsConfigError>(())
+/// ```
+#[derive(Clone)]
+pub struct OriginSet {
+    shared: Arc<Shared>,
+}
+
+struct Shared {
+    name: Box<str>,
+    current: ArcSwap<Snapshot>,
+    /// Serialises writers; readers never take it.
+    writer: Mutex<()>,
+}
+
+/// One version of the set.
+#[derive(Clone, Default)]
+struct Snapshot {
+    table: Arc<Table>,
+    /// Exact origins added since the table was built (none of them in it), with whether each is
+    /// plain HTTP outside loopback.
+    added: HashMap<Box<[u8]>, bool>,
+    /// Exact origins of the table removed since it was built.
+    removed: HashSet<Box<[u8]>>,
+    patterns: Arc<Vec<(OriginPattern, bool)>>,
+}
+
+impl Snapshot {
+    /// Whether the set holds the normalised exact origin, and whether it is insecure.
+    #[inline]
+    fn exact(&self, origin: &[u8]) -> Option<bool> {
+        if self.added.is_empty() && self.removed.is_empty() {
+            return self.table.get(origin);
+        }
+        if let Some(&insecure) = self.added.get(origin) {
+            return Some(insecure);
+        }
+        if self.removed.contains(origin) {
+            return None;
+        }
+        self.table.get(origin)
+    }
+
+    fn len(&self) -> usize {
+        self.table.len - self.removed.len() + self.added.len() + self.patterns.len()
+    }
+
+    fn insert(&mut self, entry: Entry) -> bool {
+        match entry {
+            Entry::Exact(origin, insecure) => {
+                if self.table.get(&origin).is_some() {
+                    self.removed.remove(&origin)
+                } else {
+                    self.added.insert(origin, insecure).is_none()
+                }
+            }
+            Entry::Pattern(pattern, insecure) => {
+                if self.patterns.iter().any(|(p, _)| *p == pattern) {
+                    return false;
+                }
+                Arc::make_mut(&mut self.patterns).push((pattern, insecure));
+                true
+            }
+        }
+    }
+
+    fn remove(&mut self, entry: &Entry) -> bool {
+        match entry {
+            Entry::Exact(origin, _) => {
+                self.added.remove(origin).is_some()
+                    || (self.table.get(origin).is_some() && self.removed.insert(origin.clone()))
+            }
+            Entry::Pattern(pattern, _) => {
+                let Some(at) = self.patterns.iter().position(|(p, _)| p == pattern) else {
+                    return false;
+                };
+                Arc::make_mut(&mut self.patterns).remove(at);
+                true
+            }
+        }
+    }
+
+    /// The table rebuilt with the overlay, once the overlay has grown.
+    fn compact(&mut self) {
+        if self.added.len() + self.removed.len() <= OVERLAY_MAX {
+            return;
+        }
+        let kept = self
+            .table
+            .entries()
+            .filter(|(origin, _)| !self.removed.contains(*origin))
+            .map(|(origin, insecure)| (origin.to_vec().into_boxed_slice(), insecure));
+        let all: Vec<_> = kept.chain(self.added.drain()).collect();
+        self.table = Arc::new(Table::build(all));
+        self.removed.clear();
+    }
+}
+
+/// Exact origins, compactly: each one's bytes after a two-byte header (length, and the top bit
+/// for plain HTTP outside loopback) in one buffer, found by an open-addressing index whose
+/// slots hold an offset into the buffer and the top half of the origin's hash.
+struct Table {
+    bytes: Vec<u8>,
+    /// `0`: empty; otherwise the entry's offset + 1 (low half) and the hash's top half.
+    slots: Box<[u64]>,
+    seed: u64,
+    len: usize,
+}
+
+impl Default for Table {
+    fn default() -> Self {
+        Table::build(Vec::new())
+    }
+}
+
+const INSECURE: u16 = 1 << 15;
+
+impl Table {
+    fn build(entries: Vec<(Box<[u8]>, bool)>) -> Table {
+        // At most half full, so that a probe ends soon on an empty slot.
+        let capacity = (entries.len() * 2).next_power_of_two().max(8);
+        let mut table = Table {
+            bytes: Vec::with_capacity(entries.iter().map(|(o, _)| o.len() + 2).sum()),
+            slots: vec![0; capacity].into_boxed_slice(),
+            seed: RandomState::new().hash_one(0x5eed_u64),
+            len: 0,
+        };
+        for (origin, insecure) in entries {
+            table.insert(&origin, insecure);
+        }
+        table
+    }
+
+    fn insert(&mut self, origin: &[u8], insecure: bool) {
+        let hash = hash(self.seed, origin);
+        let mask = self.slots.len() - 1;
+        let mut at = hash as usize & mask;
+        while self.slots[at] != 0 {
+            if self.matches(self.slots[at], hash, origin) {
+                return;
+            }
+            at = (at + 1) & mask;
+        }
+        let offset = self.bytes.len();
+        let header = origin.len() as u16 | if insecure { INSECURE } else { 0 };
+        self.bytes.extend_from_slice(&header.to_le_bytes());
+        self.bytes.extend_from_slice(origin);
+        self.slots[at] = (offset as u64 + 1) | (hash & 0xffff_ffff_0000_0000);
+        self.len += 1;
+    }
+
+    /// The entry at a slot's offset: its bytes, and whether it is insecure.
+    #[inline]
+    fn entry(&self, slot: u64) -> (&[u8], bool) {
+        let offset = (slot & 0xffff_ffff) as usize - 1;
+        let header = u16::from_le_bytes([self.bytes[offset], self.bytes[offset + 1]]);
+        let len = usize::from(header & !INSECURE);
+        (
+            &self.bytes[offset + 2..offset + 2 + len],
+            header & INSECURE != 0,
+        )
+    }
+
+    #[inline]
+    fn matches(&self, slot: u64, hash: u64, origin: &[u8]) -> bool {
+        (slot ^ hash) >> 32 == 0 && self.entry(slot).0 == origin
+    }
+
+    /// Whether the table holds `origin`, and whether it is insecure.
+    #[inline]
+    fn get(&self, origin: &[u8]) -> Option<bool> {
+        if self.len == 0 {
+            return None;
+        }
+        let hash = hash(self.seed, origin);
+        let mask = self.slots.len() - 1;
+        let mut at = hash as usize & mask;
+        loop {
+            let slot = self.slots[at];
+            if slot == 0 {
+                return None;
+            }
+            if self.matches(slot, hash, origin) {
+                return Some(self.entry(slot).1);
+            }
+            at = (at + 1) & mask;
+        }
+    }
+
+    fn entries(&self) -> impl Iterator<Item = (&[u8], bool)> {
+        self.slots
+            .iter()
+            .filter(|&&slot| slot != 0)
+            .map(|&slot| self.entry(slot))
+    }
+}
+
+/// A seeded multiply-rotate hash over 8-byte words, mixed at the end so that both the low bits
+/// (the slot) and the high bits (the tag) depend on every input byte. The seed is random per
+/// table, so that entries chosen by tenants cannot be made to collide.
+#[inline]
+fn hash(seed: u64, bytes: &[u8]) -> u64 {
+    const K: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut h = seed ^ (bytes.len() as u64).wrapping_mul(K);
+    let mut chunks = bytes.chunks_exact(8);
+    for chunk in &mut chunks {
+        let word = u64::from_le_bytes(<[u8; 8]>::try_from(chunk).unwrap_or_default());
+        h = (h.rotate_left(23) ^ word).wrapping_mul(K);
+    }
+    let rest = chunks.remainder();
+    if !rest.is_empty() {
+        let mut word = [0u8; 8];
+        word[..rest.len()].copy_from_slice(rest);
+        h = (h.rotate_left(23) ^ u64::from_le_bytes(word)).wrapping_mul(K);
+    }
+    h ^= h >> 29;
+    h = h.wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    h ^ (h >> 32)
+}
+
+/// A checked entry.
+enum Entry {
+    /// Normalised, and whether it is plain HTTP outside loopback.
+    Exact(Box<[u8]>, bool),
+    Pattern(OriginPattern, bool),
+}
+
+/// Checks an entry as a configured origin of a list is checked.
+fn entry(origin: &str) -> Result<Entry, CorsConfigError> {
+    if origin == "*" || origin == "null" {
+        return Err(CorsConfigError::new(
+            "origin",
+            Some(origin),
+            format!(
+                "`{origin}` cannot be in an origin set, which holds origins and patterns; allow any \
+                 origin with `*` in the options, `null` with `allow_null_origin(true)`"
+            ),
+        ));
+    }
+    let configured =
+        parse_configured(origin).map_err(|e| crate::origin_error::origin_error(origin, e))?;
+    let insecure = configured.is_insecure();
+    Ok(match configured {
+        ConfiguredOrigin::Exact(bytes) => Entry::Exact(bytes, insecure),
+        ConfiguredOrigin::Pattern(pattern) => {
+            let refused = pattern.subdomains_of().and_then(|domain| {
+                public_suffix::refused_pattern(origin, domain, &OwnedSuffixes::default())
+            });
+            if let Some(message) = refused {
+                return Err(CorsConfigError::new("origin", Some(origin), message));
+            }
+            Entry::Pattern(pattern, insecure)
+        }
+    })
+}
+
+impl OriginSet {
+    /// An empty set. Options files name it with `"origin_set": "<name>"`.
+    pub fn new(name: impl Into<String>) -> Self {
+        OriginSet {
+            shared: Arc::new(Shared {
+                name: name.into().into_boxed_str(),
+                current: ArcSwap::from_pointee(Snapshot::default()),
+                writer: Mutex::new(()),
+            }),
+        }
+    }
+
+    /// The set's name, as options files write it.
+    pub fn name(&self) -> &str {
+        &self.shared.name
+    }
+
+    /// Adds an origin or pattern; `Ok(false)` if it was there already. An entry that a list
+    /// would refuse is an error of `origin`, and the set is left as it was.
+    pub fn insert(&self, origin: &str) -> Result<bool, CorsConfigError> {
+        let entry = entry(origin)?;
+        Ok(self.change(|snapshot| snapshot.insert(entry)))
+    }
+
+    /// Removes an origin or pattern (any spelling of it); `false` if it was not there.
+    pub fn remove(&self, origin: &str) -> bool {
+        match entry(origin) {
+            Ok(entry) => self.change(|snapshot| snapshot.remove(&entry)),
+            Err(_) => false,
+        }
+    }
+
+    /// Adds `insert` and removes `remove` (in that order) in one change: requests see all of it
+    /// or none. Entries that a list would refuse are skipped and returned as errors.
+    pub fn patch<I, R>(&self, insert: I, remove: R) -> Vec<CorsConfigError>
+    where
+        I: IntoIterator,
+        I::Item: AsRef<str>,
+        R: IntoIterator,
+        R::Item: AsRef<str>,
+    {
+        let (inserted, errors) = checked(insert);
+        let (removed, _) = checked(remove);
+        if !inserted.is_empty() || !removed.is_empty() {
+            self.change(|snapshot| {
+                let mut changed = false;
+                for entry in inserted {
+                    changed |= snapshot.insert(entry);
+                }
+                for entry in &removed {
+                    changed |= snapshot.remove(entry);
+                }
+                changed
+            });
+        }
+        errors
+    }
+
+    /// Replaces every entry with `origins`, in one change. Entries that a list would refuse are
+    /// skipped and returned as errors.
+    pub fn replace_all<I>(&self, origins: I) -> Vec<CorsConfigError>
+    where
+        I: IntoIterator,
+        I::Item: AsRef<str>,
+    {
+        let (entries, errors) = checked(origins);
+        let mut exact = Vec::with_capacity(entries.len());
+        let mut snapshot = Snapshot::default();
+        for entry in entries {
+            match entry {
+                Entry::Exact(origin, insecure) => exact.push((origin, insecure)),
+                pattern => {
+                    snapshot.insert(pattern);
+                }
+            }
+        }
+        snapshot.table = Arc::new(Table::build(exact));
+        let _writer = self.writer();
+        self.shared.current.store(Arc::new(snapshot));
+        errors
+    }
+
+    /// Whether a request with this `Origin` value would be granted by the set (on a path
+    /// without credentials).
+    pub fn contains(&self, origin: &str) -> bool {
+        DynamicOrigins {
+            set: self.clone(),
+            refuse_insecure: false,
+        }
+        .contains(&ListSet::default(), origin.as_bytes())
+        .is_ok_and(|found| found != InSet::No)
+    }
+
+    /// How many origins and patterns the set holds.
+    pub fn len(&self) -> usize {
+        self.shared.current.load().len()
+    }
+
+    /// Whether the set holds nothing.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn writer(&self) -> std::sync::MutexGuard<'_, ()> {
+        self.shared
+            .writer
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Applies `f` to a copy of the current snapshot and publishes it if `f` changed it.
+    fn change(&self, f: impl FnOnce(&mut Snapshot) -> bool) -> bool {
+        let _writer = self.writer();
+        let mut snapshot = Snapshot::clone(&self.shared.current.load());
+        let changed = f(&mut snapshot);
+        if changed {
+            snapshot.compact();
+            self.shared.current.store(Arc::new(snapshot));
+        }
+        changed
+    }
+}
+
+/// The entries that pass the checks, and the errors of the others.
+fn checked<I>(origins: I) -> (Vec<Entry>, Vec<CorsConfigError>)
+where
+    I: IntoIterator,
+    I::Item: AsRef<str>,
+{
+    let mut entries = Vec::new();
+    let mut errors = Vec::new();
+    for origin in origins {
+        match entry(origin.as_ref()) {
+            Ok(entry) => entries.push(entry),
+            Err(error) => errors.push(error),
+        }
+    }
+    (entries, errors)
+}
+
+impl fmt::Debug for OriginSet {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("OriginSet")
+            .field("name", &self.name())
+            .field("len", &self.len())
+            .finish()
+    }
+}
+
+/// Which set options name: one given in code, or a name from an options file, bound to the
+/// application's set when the router is built.
+#[derive(Clone, Debug)]
+pub(crate) enum SetRef {
+    Set(OriginSet),
+    /// Only options files name a set.
+    #[cfg_attr(not(feature = "serde"), allow(dead_code))]
+    Named(String),
+}
+
+#[cfg(feature = "serde")]
+impl<'de> serde::Deserialize<'de> for SetRef {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        String::deserialize(deserializer).map(SetRef::Named)
+    }
+}
+
+/// `set` with a named set bound to the [`OriginSet`] that `values` provides, which must have
+/// that name.
+pub(crate) fn bind(
+    set: &Option<SetRef>,
+    values: &dyn Fn(std::any::TypeId) -> Option<crate::ProvidedValue>,
+) -> Result<Option<SetRef>, CorsConfigError> {
+    let Some(SetRef::Named(name)) = set else {
+        return Ok(set.clone());
+    };
+    let provided = values(std::any::TypeId::of::<OriginSet>()).ok_or_else(|| unbound_set(name))?;
+    match provided.downcast_ref::<OriginSet>() {
+        Some(found) if found.name() == name => Ok(Some(SetRef::Set(found.clone()))),
+        Some(found) => Err(CorsConfigError::new(
+            "origin_set",
+            Some(name),
+            format!(
+                "the options name the origin set `{name}`, and the application provides `{}`",
+                found.name()
+            ),
+        )),
+        None => Err(unbound_set(name)),
+    }
+}
+
+/// The error of options that name a set nobody provided.
+pub(crate) fn unbound_set(name: &str) -> CorsConfigError {
+    CorsConfigError::new(
+        "origin_set",
+        Some(name),
+        format!(
+            "the options name the origin set `{name}`, which was not provided: provide \
+             `OriginSet::new(\"{name}\")` to the application (cors-axum: `.provide(..)`), or bind \
+             it with `CorsOptions::with_values`"
+        ),
+    )
+}
+
+/// A compiled policy's view of a set: the set, and whether the policy refuses its plain-HTTP
+/// entries (credentials without `dangerously_allow_insecure_origins`).
+#[derive(Clone, Debug)]
+pub(crate) struct DynamicOrigins {
+    pub(crate) set: OriginSet,
+    pub(crate) refuse_insecure: bool,
+}
+
+impl DynamicOrigins {
+    /// Whether a request's `Origin` value is in `list` or in the set; `Err` when it is not an
+    /// origin. The value is parsed at most once, and only when neither holds it byte for byte.
+    pub(crate) fn contains<'s>(
+        &self,
+        list: &'s ListSet,
+        input: &[u8],
+    ) -> Result<InSet<'s>, NotAnOrigin> {
+        if let Some(configured) = list.exact_get(input) {
+            return Ok(InSet::Exact(configured));
+        }
+        let snapshot = self.set.shared.current.load();
+        let granted = |insecure: bool| !(insecure && self.refuse_insecure);
+        if snapshot.exact(input).is_some_and(granted) {
+            return Ok(InSet::Spelled);
+        }
+        let origin = parse_request(input).ok_or(NotAnOrigin)?;
+        if origin.canonical.is_none() {
+            let mut buf = [0u8; MAX_ORIGIN_LEN];
+            if let Some(normalized) = origin.normalize_into(&mut buf)
+                && (list.exact_get(normalized).is_some()
+                    || snapshot.exact(normalized).is_some_and(granted))
+            {
+                return Ok(InSet::Spelled);
+            }
+        }
+        let in_patterns = list.pattern_matches(&origin)
+            || snapshot
+                .patterns
+                .iter()
+                .any(|(pattern, insecure)| granted(*insecure) && pattern.matches(&origin));
+        Ok(if in_patterns {
+            InSet::Spelled
+        } else {
+            InSet::No
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn changes_pass_through_the_overlay_and_the_rebuilt_table() {
+        let set = OriginSet::new("t");
+        let origin = |i: usize| format!("https://t{i}.example");
+        assert!(set.replace_all((0..100).map(origin)).is_empty());
+        assert_eq!(set.len(), 100);
+        assert!(set.remove(&origin(5)));
+        assert!(!set.remove(&origin(5)));
+        assert!(!set.contains(&origin(5)));
+        assert!(set.insert(&origin(5)).unwrap());
+        assert!(set.contains("HTTPS://T5.example:443"));
+        for i in 100..100 + OVERLAY_MAX + 10 {
+            set.insert(&origin(i)).unwrap();
+        }
+        let snapshot = set.shared.current.load();
+        assert!(snapshot.added.len() < OVERLAY_MAX, "compacted");
+        assert_eq!(set.len(), 100 + OVERLAY_MAX + 10);
+        assert!((0..100 + OVERLAY_MAX + 10).all(|i| set.contains(&origin(i))));
+        assert!(!set.contains("https://t99999.example"));
+    }
+
+    #[test]
+    fn patterns_and_refusals() {
+        let set = OriginSet::new("t");
+        set.insert("https://*.acme.example").unwrap();
+        assert!(set.contains("https://a.acme.example"));
+        assert!(!set.contains("https://acme.example"));
+        assert!(!set.contains("https://a.acme.example.evil"));
+        for bad in [
+            "*",
+            "null",
+            "https://*.com",
+            "https://*.10.0.0.1",
+            "https://a.com/",
+        ] {
+            assert_eq!(set.insert(bad).unwrap_err().field(), "origin", "{bad}");
+        }
+        let errors = set.patch(["https://b.example", "nope"], ["https://*.acme.example"]);
+        assert_eq!(errors.len(), 1);
+        assert!(set.contains("https://b.example"));
+        assert!(!set.contains("https://a.acme.example"));
+        assert!(!set.contains("not an origin"));
+    }
+}

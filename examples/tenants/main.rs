@@ -1,0 +1,57 @@
+//! A multi-tenant API whose allowed origins live in PostgreSQL: each tenant calls it from its
+//! own domain, listed in the table `tenant_origins(origin text primary key)`. The table and its
+//! notify trigger are created if missing; every replica loads the table and follows its changes
+//! (`LISTEN`/`NOTIFY`), and no request queries the database.
+//!
+//! ```text
+//! DATABASE_URL=postgres://app@localhost/app PORT=3000 \
+//!     cargo run --example tenants --features postgres
+//! psql "$DATABASE_URL" -c "INSERT INTO tenant_origins VALUES ('https://acme.example')"
+//! curl -i -H 'Origin: https://acme.example' http://127.0.0.1:3000/
+//!     200, with Access-Control-Allow-Origin: https://acme.example
+//! psql "$DATABASE_URL" -c "DELETE FROM tenant_origins WHERE origin = 'https://acme.example'"
+//! curl -i -H 'Origin: https://acme.example' http://127.0.0.1:3000/
+//!     200, without Access-Control-Allow-Origin: the page cannot read it
+//! ```
+//!
+//! Environment: `DATABASE_URL` (required), `HOST` (default `127.0.0.1`), `PORT` (default
+//! `3000`), `FRONT_END` (the application's own front-end, always allowed; default
+//! `http://localhost:8080`). Run as many replicas as needed against the same database, each on
+//! its own port: a change reaches all of them within a second.
+
+mod app;
+
+use std::time::Duration;
+
+use anyhow::Context as _;
+use cors_axum::cors::OriginSet;
+use cors_axum::cors::postgres::PgOrigins;
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+        )
+        .init();
+    let env =
+        |name: &str, default: &str| std::env::var(name).unwrap_or_else(|_| default.to_owned());
+    let database_url = std::env::var("DATABASE_URL").context("DATABASE_URL is required")?;
+    let (host, port) = (env("HOST", "127.0.0.1"), env("PORT", "3000"));
+    let front_end = env("FRONT_END", "http://localhost:8080");
+
+    let tenants = OriginSet::new("tenants");
+    let source = PgOrigins::new(database_url, &tenants);
+    source.create_table().await.context("creating the table")?;
+    let follow = source.spawn();
+    if !follow.loaded(Duration::from_secs(10)).await {
+        tracing::warn!("the table is not loaded yet: only the front-end is allowed until it is");
+    }
+
+    let router = app::router(&front_end, &tenants)?;
+    let listener = tokio::net::TcpListener::bind(format!("{host}:{port}")).await?;
+    println!("listening on http://{}", listener.local_addr()?);
+    axum::serve(listener, router.into_make_service()).await?;
+    Ok(())
+}
