@@ -4,13 +4,13 @@
 #[cfg(feature = "openapi")]
 mod document;
 mod mount;
+mod options;
 mod paths;
 mod walk;
 
 use std::borrow::Cow;
 
 use axum::Router;
-use cors_axum_core::CorsOptions;
 use rustc_hash::FxHashMap;
 
 use crate::controller::ControllerEntry;
@@ -41,7 +41,7 @@ pub(crate) fn build<S: Clone + Send + Sync + 'static>(
 ) -> Result<(Router<S>, RouteTable), BuildError> {
     let BuildInput {
         root,
-        providers,
+        mut providers,
         guards,
         mut layers,
         reload,
@@ -56,20 +56,9 @@ pub(crate) fn build<S: Clone + Send + Sync + 'static>(
         guard_docs: Vec::new(),
         listed_in_openapi: true,
     };
-    let walk = Walk::of(&*root, &inherited)?;
-    let covered = walk.modules.iter().any(|m| m.cors.is_some());
-    if !covered && (providers.get::<CorsOptions>().is_some() || reload.is_some()) {
-        let given_in = if reload.is_some() {
-            "`.cors_reload(..)` of the application builder"
-        } else {
-            "`.provide(..)` of the application builder"
-        };
-        return Err(BuildError::CorsOptionsWithoutCors {
-            given_in: given_in.to_owned(),
-            module: walk.root().name,
-        });
-    }
-    let mut builder = Builder::new(&walk, providers, reload);
+    let application = options::take(&mut providers);
+    let walk = Walk::of(&*root, &inherited, application.as_ref(), reload.is_some())?;
+    let mut builder = Builder::new(&walk, providers, application, reload);
     // Reused from path to path.
     let mut group = Vec::new();
     for routes in Groups::by_path(&walk.routes).iter() {

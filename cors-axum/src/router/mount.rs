@@ -11,7 +11,7 @@ use rustc_hash::FxHashMap;
 use tower_layer::Layer;
 
 use super::paths::Paths;
-use super::walk::{Collected, ModuleScope, Walk};
+use super::walk::{Collected, ControllerScope, ModuleScope, Walk};
 use crate::cors::CorsLayer;
 use crate::cors::answer::FixedAnswer;
 use crate::cors::plan::{ApplicationLevel, ModulePlanner, PlanSource, RouteOptions};
@@ -87,6 +87,7 @@ impl<'w, S: Clone + Send + Sync + 'static> Builder<'w, S> {
     pub(super) fn new(
         walk: &'w Walk<S>,
         providers: ProviderBuilder,
+        application: Option<CorsOptions>,
         reload: Option<CorsReload>,
     ) -> Self {
         Self {
@@ -94,7 +95,7 @@ impl<'w, S: Clone + Send + Sync + 'static> Builder<'w, S> {
             router: Some(Router::new()),
             table: RouteTable::default(),
             paths: Paths::default(),
-            application: providers.get::<CorsOptions>().cloned(),
+            application,
             providers,
             reload,
             module_scopes: vec![None; walk.modules.len()],
@@ -113,7 +114,7 @@ impl<'w, S: Clone + Send + Sync + 'static> Builder<'w, S> {
         // Declaration order is not meaningful: sort, so that a duplicate is reported the same
         // way every time, naming both routes.
         group.sort_by_key(|r| {
-            let (controller, _) = self.controller_of(r);
+            let controller = &self.controller_of(r).controller;
             (
                 method_rank(&r.def.method),
                 r.module,
@@ -192,7 +193,8 @@ impl<'w, S: Clone + Send + Sync + 'static> Builder<'w, S> {
         self.table
             .routes
             .extend(group.iter().zip(coverage).map(|(route, cors)| {
-                let (controller, _) = &walk.modules[route.module].controllers[route.controller];
+                let controller =
+                    &walk.modules[route.module].controllers[route.controller].controller;
                 RouteInfo {
                     method: route.def.method.clone(),
                     path: path.clone(),
@@ -218,17 +220,14 @@ impl<'w, S: Clone + Send + Sync + 'static> Builder<'w, S> {
     }
 
     /// The controller of `route`, with its providers.
-    fn controller_of(
-        &self,
-        route: &Collected<S>,
-    ) -> &'w (crate::controller::ControllerRef<S>, Option<ProviderBuilder>) {
+    fn controller_of(&self, route: &Collected<S>) -> &'w ControllerScope<S> {
         &self.walk.modules[route.module].controllers[route.controller]
     }
 
     /// `Module::Controller::handler`, for errors.
     fn describe(&self, route: &Collected<S>) -> String {
         let module = &self.walk.modules[route.module];
-        let (controller, _) = self.controller_of(route);
+        let controller = &self.controller_of(route).controller;
         format!(
             "{}::{}::{}",
             module.name, controller.name, route.def.handler
@@ -280,7 +279,7 @@ impl<'w, S: Clone + Send + Sync + 'static> Builder<'w, S> {
     /// What `route` needs and sees, checked: every `Inject<T>` it takes has a provider.
     fn prepare(&mut self, path: &str, route: &Collected<S>) -> Result<Prepared, BuildError> {
         let module = &self.walk.modules[route.module];
-        let (_, controller_providers) = self.controller_of(route);
+        let controller_providers = &self.controller_of(route).providers;
         let need = Needs::of(route.def.needs);
         let levels = [
             route.providers.as_ref(),
@@ -354,15 +353,13 @@ impl<'w, S: Clone + Send + Sync + 'static> Builder<'w, S> {
         let routes: Vec<RouteOptions> = group
             .iter()
             .map(|route| {
-                let (controller, controller_providers) = self.controller_of(route);
-                let options =
-                    |p: Option<&ProviderBuilder>| p.and_then(|p| p.get::<CorsOptions>().cloned());
+                let controller = self.controller_of(route);
                 RouteOptions {
                     method: route.def.method.clone(),
-                    controller: controller.name,
+                    controller: controller.controller.name,
                     handler: route.def.handler,
-                    controller_options: options(controller_providers.as_ref()),
-                    route_options: options(route.providers.as_ref()),
+                    controller_options: controller.cors.clone(),
+                    route_options: route.cors.clone(),
                 }
             })
             .collect();
