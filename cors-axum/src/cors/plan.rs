@@ -10,7 +10,6 @@
 
 use std::sync::Arc;
 
-use arc_swap::ArcSwap;
 use cors_axum_core::{CorsConfigError, CorsOptions, CorsPolicy, CorsRequest, RequestKind};
 use http::header::{CONTENT_LENGTH, VARY};
 use http::{HeaderMap, HeaderValue, Method};
@@ -42,12 +41,10 @@ pub(crate) enum RoutePlan {
 
 impl RoutePlan {
     /// Compiles `options` for a route with `methods`, or, with `None`, for requests whose
-    /// route is unknown (a plain `CorsLayer`, the `404` answer). `reloadable` compiles a plan
-    /// that a reload replaces.
+    /// route is unknown (a plain `CorsLayer`, the `404` answer).
     pub(crate) fn compile(
         options: &CorsOptions,
         methods: Option<&[Method]>,
-        reloadable: bool,
     ) -> Result<Self, CorsConfigError> {
         if !options.is_enabled() {
             let handshakes = methods.is_none_or(|methods| {
@@ -55,13 +52,11 @@ impl RoutePlan {
                     .iter()
                     .any(|m| *m == Method::GET || *m == Method::CONNECT)
             });
-            return RoutePlan::off(options, handshakes, reloadable);
+            return RoutePlan::off(options, handshakes);
         }
-        let policy = match (methods, reloadable) {
-            (Some(methods), false) => CorsPolicy::for_route(options, methods)?,
-            (Some(methods), true) => CorsPolicy::for_route_reloadable(options, methods)?,
-            (None, false) => CorsPolicy::from_options(options)?,
-            (None, true) => CorsPolicy::from_options_reloadable(options)?,
+        let policy = match methods {
+            Some(methods) => CorsPolicy::for_route(options, methods)?,
+            None => CorsPolicy::from_options(options)?,
         };
         // Preflight answers are built here, without a body: written with the CORS headers, the
         // length is part of the prebuilt answer, so that axum need not grow the map for it.
@@ -74,23 +69,14 @@ impl RoutePlan {
 
     /// The plan of a route whose CORS is switched off by `options`: the checks that stay on,
     /// the WebSocket handshake's only where the route may upgrade (`handshakes`).
-    pub(crate) fn off(
-        options: &CorsOptions,
-        handshakes: bool,
-        reloadable: bool,
-    ) -> Result<Self, CorsConfigError> {
+    pub(crate) fn off(options: &CorsOptions, handshakes: bool) -> Result<Self, CorsConfigError> {
         let websocket = handshakes && options.checks_websocket_origin();
         if !options.protects_cross_origin() && !websocket {
             return Ok(RoutePlan::Off { checks: None });
         }
         let options = &options.clone().check_websocket_origin(websocket);
-        let checks = if reloadable {
-            CorsPolicy::from_options_reloadable(options)?
-        } else {
-            CorsPolicy::from_options(options)?
-        };
         Ok(RoutePlan::Off {
-            checks: Some(Box::new(checks)),
+            checks: Some(Box::new(CorsPolicy::from_options(options)?)),
         })
     }
 
@@ -236,42 +222,6 @@ fn preflight_vary<'a>(policies: impl Iterator<Item = &'a CorsPolicy>) -> Option<
     headers.remove(VARY)
 }
 
-/// Where a path's plan is read from: compiled once, or replaced by a reload.
-#[derive(Debug, Clone)]
-pub(crate) enum PlanSource {
-    Static(Arc<PathPlan>),
-    /// Each request reads it once, so that it sees the old plan or the new one, never a mix.
-    Reloadable(Arc<ArcSwap<PathPlan>>),
-}
-
-impl PlanSource {
-    /// A source for `plan`, replaced by a reload when `reloadable`.
-    pub(crate) fn new(plan: Arc<PathPlan>, reloadable: bool) -> Self {
-        if reloadable {
-            PlanSource::Reloadable(Arc::new(ArcSwap::new(plan)))
-        } else {
-            PlanSource::Static(plan)
-        }
-    }
-
-    /// Calls `f` with the plan as it is now, loaded once.
-    #[inline]
-    pub(crate) fn with<T>(&self, f: impl FnOnce(&Arc<PathPlan>) -> T) -> T {
-        match self {
-            PlanSource::Static(plan) => f(plan),
-            PlanSource::Reloadable(slot) => f(&slot.load()),
-        }
-    }
-
-    /// The slot a reload stores the new plan in, if the source is reloadable.
-    pub(crate) fn slot(&self) -> Option<&Arc<ArcSwap<PathPlan>>> {
-        match self {
-            PlanSource::Static(_) => None,
-            PlanSource::Reloadable(slot) => Some(slot),
-        }
-    }
-}
-
 /// The options of the `CorsModule` imports along the way from the root to a module, merged, and
 /// the module nearest to it that imported one. Shared by the modules it covers.
 #[derive(Debug)]
@@ -364,12 +314,10 @@ impl RouteOptions {
     }
 }
 
-/// The application's level of the merge: its options, where they were given, and whether a
-/// reload replaces them.
+/// The application's level of the merge: its options, and where they were given.
 pub(crate) struct ApplicationLevel<'a> {
     pub(crate) options: Option<&'a CorsOptions>,
     pub(crate) given_in: &'a str,
-    pub(crate) reloadable: bool,
 }
 
 /// Makes the plans of one module's paths: the one merge, and its compilation.
@@ -383,7 +331,6 @@ pub(crate) struct ModulePlanner {
     /// The most specific level of `options`: the module's when it gives options of its own,
     /// the application's when only the application does.
     level: CorsLevel,
-    reloadable: bool,
     /// Paths without options of their own share one plan per set of methods.
     shared: FxHashMap<Vec<Method>, Arc<PathPlan>>,
 }
@@ -418,7 +365,6 @@ impl ModulePlanner {
             values,
             options,
             level,
-            reloadable: application.reloadable,
             shared: FxHashMap::default(),
         })
     }
@@ -465,7 +411,7 @@ impl ModulePlanner {
     pub(crate) fn unknown_path(&self) -> Result<PathPlan, PlanError> {
         if !self.options.is_enabled() {
             // No handler answers an unknown path, so nothing upgrades there.
-            let plan = RoutePlan::off(&self.options, false, self.reloadable)
+            let plan = RoutePlan::off(&self.options, false)
                 .map_err(|source| cors_error(self.recipe.module, self.given_in(), source))?;
             return Ok(PathPlan::single(plan));
         }
@@ -515,7 +461,7 @@ impl ModulePlanner {
                 .iter()
                 .all(|(_, p)| matches!(p, RoutePlan::Off { .. }))
         {
-            default = RoutePlan::off(&self.options, false, self.reloadable)
+            default = RoutePlan::off(&self.options, false)
                 .map_err(|source| cors_error(self.recipe.module, self.given_in(), source))?;
         }
         // `HEAD` is answered by the `GET` route unless the path has a `HEAD` route of its own.
@@ -546,7 +492,7 @@ impl ModulePlanner {
         methods: Option<&[Method]>,
         route: Option<(&RouteOptions, &str, &str)>,
     ) -> Result<RoutePlan, PlanError> {
-        RoutePlan::compile(options, methods, self.reloadable).map_err(|source| {
+        RoutePlan::compile(options, methods).map_err(|source| {
             let module = self.recipe.module;
             match route {
                 Some((route, path, given_in)) => PlanError::Invalid {
@@ -605,8 +551,7 @@ fn validate(options: &CorsOptions, module: &'static str, given_in: &str) -> Resu
     if !options.is_enabled() {
         return Ok(());
     }
-    // Compiled as a reloadable policy, whose values are freed with it: only to validate.
-    CorsPolicy::from_options_reloadable(options)
+    CorsPolicy::from_options(options)
         .map(drop)
         .map_err(|source| cors_error(module, given_in.to_owned(), source))
 }

@@ -14,8 +14,9 @@ use cors_axum_core::{
 use http::{Extensions, HeaderMap, HeaderValue, Method, Request, StatusCode, Uri, header};
 
 use super::future::ResponseFuture;
-use super::plan::{PathPlan, PlanSource, RoutePlan};
+use super::plan::{PathPlan, RoutePlan};
 use super::service::ResponseState;
+use super::source::PlanSource;
 use crate::unwind::CatchUnwind;
 
 /// The CORS of one path as its requests meet it.

@@ -14,7 +14,7 @@ use axum::Router;
 use rustc_hash::FxHashMap;
 
 use crate::controller::ControllerEntry;
-use crate::cors::reload::CorsReload;
+use crate::cors::reload::Reloadable;
 use crate::error::BuildError;
 use crate::guard::NamedGuard;
 use crate::module::{Module, PathLayer};
@@ -32,19 +32,24 @@ pub(crate) struct BuildInput<S: 'static> {
     pub(crate) guards: Vec<NamedGuard<S>>,
     /// The application's layers, outermost last.
     pub(crate) layers: Vec<PathLayer<S>>,
-    pub(crate) reload: Option<CorsReload>,
+    /// Whether a reload may replace the application's CORS options (`.cors_reload(..)`).
+    pub(crate) reloadable: bool,
 }
 
-/// Builds the router of `input` and its route table, in mounting order.
+/// What an application is built into: its router, its route table in mounting order, and, where
+/// it is reloadable, its table of plans with what a reload makes it again from.
+pub(crate) type Built<S> = (Router<S>, RouteTable, Option<Reloadable>);
+
+/// Builds the router of `input`.
 pub(crate) fn build<S: Clone + Send + Sync + 'static>(
     input: BuildInput<S>,
-) -> Result<(Router<S>, RouteTable), BuildError> {
+) -> Result<Built<S>, BuildError> {
     let BuildInput {
         root,
         mut providers,
         guards,
         mut layers,
-        reload,
+        reloadable,
     } = input;
     // The application's layers are outermost: last in the list, which runs inner to outer.
     layers.reverse();
@@ -57,8 +62,8 @@ pub(crate) fn build<S: Clone + Send + Sync + 'static>(
         listed_in_openapi: true,
     };
     let application = options::take(&mut providers);
-    let walk = Walk::of(&*root, &inherited, application.as_ref(), reload.is_some())?;
-    let mut builder = Builder::new(&walk, providers, application, reload);
+    let walk = Walk::of(&*root, &inherited, application.as_ref(), reloadable)?;
+    let mut builder = Builder::new(&walk, providers, application, reloadable);
     // Reused from path to path.
     let mut group = Vec::new();
     for routes in Groups::by_path(&walk.routes).iter() {
@@ -66,13 +71,13 @@ pub(crate) fn build<S: Clone + Send + Sync + 'static>(
         group.extend(routes.iter().map(|&i| &walk.routes[i]));
         builder.mount_path(&mut group)?;
     }
-    let (router, mut table) = builder.finish()?;
+    let (router, mut table, plans) = builder.finish()?;
     for warning in &walk.warnings {
         tracing::warn!(target: "cors_axum", "{warning}");
     }
     report_unlisted(&walk);
     table.warnings = walk.warnings;
-    Ok((router, table))
+    Ok((router, table, plans))
 }
 
 /// The routes grouped by path, paths in the order they were first met (fixed for a given

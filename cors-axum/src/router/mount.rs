@@ -14,9 +14,10 @@ use super::paths::Paths;
 use super::walk::{Collected, ControllerScope, ModuleScope, Walk};
 use crate::cors::CorsLayer;
 use crate::cors::answer::FixedAnswer;
-use crate::cors::plan::{ApplicationLevel, ModulePlanner, PlanSource, RouteOptions};
-use crate::cors::reload::{CorsReload, ModuleReload, ReloadPath};
+use crate::cors::plan::{ApplicationLevel, ModulePlanner, PathPlan, RouteOptions};
+use crate::cors::reload::{ModuleReload, ReloadPath, Reloadable, Remake};
 use crate::cors::respond::PathCors;
+use crate::cors::source::{PlanSource, PlanTable, SharedTable};
 use crate::error::BuildError;
 use crate::handler::RouteSetup;
 use crate::methods::{method_rank, path_methods};
@@ -74,7 +75,9 @@ pub(super) struct Builder<'w, S: 'static> {
     /// [`ApplicationBuilder::provide`]: crate::ApplicationBuilder::provide
     providers: ProviderBuilder,
     application: Option<CorsOptions>,
-    reload: Option<CorsReload>,
+    /// The table of plans a reload swaps, where the application is reloadable; its plans,
+    /// path after path, until [`finish`](Self::finish) stores them.
+    reloadable: Option<(SharedTable, Vec<Arc<PathPlan>>)>,
     /// The providers of each module's routes without providers of their own.
     module_scopes: Vec<Option<Option<ProviderScope>>>,
     planners: FxHashMap<usize, ModulePlanner>,
@@ -88,7 +91,7 @@ impl<'w, S: Clone + Send + Sync + 'static> Builder<'w, S> {
         walk: &'w Walk<S>,
         providers: ProviderBuilder,
         application: Option<CorsOptions>,
-        reload: Option<CorsReload>,
+        reloadable: bool,
     ) -> Self {
         Self {
             walk,
@@ -97,7 +100,7 @@ impl<'w, S: Clone + Send + Sync + 'static> Builder<'w, S> {
             paths: Paths::default(),
             application,
             providers,
-            reload,
+            reloadable: reloadable.then(|| (SharedTable::default(), Vec::new())),
             module_scopes: vec![None; walk.modules.len()],
             planners: FxHashMap::default(),
             reloads: FxHashMap::default(),
@@ -364,22 +367,33 @@ impl<'w, S: Clone + Send + Sync + 'static> Builder<'w, S> {
             })
             .collect();
         let (plan, coverage) = self.planner(index)?.path(path, methods, &routes)?;
-        let reloadable = self.reload.is_some();
+        let reloadable = self.reloadable.is_some();
         if !reloadable && plan.is_inert() {
             return Ok((None, coverage));
         }
-        let has_cors = plan.has_cors();
-        let source = PlanSource::new(plan, reloadable);
-        if let Some(slot) = source.slot() {
+        let has_cors = plan.has_cors() || reloadable;
+        let (source, place) = self.source(plan);
+        if let Some(place) = place {
             self.reload_of(index).paths.push(ReloadPath {
-                slot: slot.clone(),
+                index: place,
                 path: path.clone(),
                 methods: methods.to_vec(),
                 routes,
             });
         }
-        let has_cors = has_cors || reloadable;
         Ok((Some(Planned { source, has_cors }), coverage))
+    }
+
+    /// Where requests read `plan`: the plan itself, or its place in the table of plans of a
+    /// reloadable application (and that place).
+    fn source(&mut self, plan: Arc<PathPlan>) -> (PlanSource, Option<usize>) {
+        let Some((table, plans)) = &mut self.reloadable else {
+            return (PlanSource::Static(plan), None);
+        };
+        let index = plans.len();
+        plans.push(plan);
+        let table = table.clone();
+        (PlanSource::Table { table, index }, Some(index))
     }
 
     /// The planner of module `index`'s paths, made once.
@@ -393,7 +407,6 @@ impl<'w, S: Clone + Send + Sync + 'static> Builder<'w, S> {
             let application = ApplicationLevel {
                 options: self.application.as_ref(),
                 given_in: "`.provide(..)` of the application builder",
-                reloadable: self.reload.is_some(),
             };
             let planner = ModulePlanner::new(recipe, &application, values)?;
             self.planners.insert(index, planner);
@@ -487,35 +500,43 @@ impl<'w, S: Clone + Send + Sync + 'static> Builder<'w, S> {
         method_router
     }
 
-    /// The router, with the answer to unknown paths under the root's plan, and the route
-    /// table in mounting order; registers what a reload replaces.
-    pub(super) fn finish(mut self) -> Result<(Router<S>, RouteTable), BuildError> {
+    /// The router, with the answer to unknown paths under the root's plan, the route table in
+    /// mounting order, and, where the application is reloadable, its table of plans with what
+    /// a reload makes it again from.
+    pub(super) fn finish(mut self) -> Result<Finished<S>, BuildError> {
         let mut router = self
             .router
             .take()
             .expect("the router is put back after each path");
         if self.walk.root().cors.is_some() {
             let plan = Arc::new(self.planner(0)?.unknown_path()?);
-            let reloadable = self.reload.is_some();
-            if reloadable || !plan.is_inert() {
-                let source = PlanSource::new(plan, reloadable);
-                if let Some(slot) = source.slot() {
-                    self.reload_of(0).unknown_path = Some(slot.clone());
+            if self.reloadable.is_some() || !plan.is_inert() {
+                let (source, place) = self.source(plan);
+                if place.is_some() {
+                    self.reload_of(0).unknown_path = place;
                 }
                 let layer = CorsLayer::for_path(PathCors::new(source, None, false));
                 router = router
                     .fallback_service(layer.layer(FixedAnswer::status(StatusCode::NOT_FOUND)));
             }
         }
-        if let Some(reload) = &self.reload {
-            let in_force = self.application.clone().unwrap_or_default();
-            for (_, target) in self.reloads.drain() {
-                reload.register(target, in_force.clone());
+        let reloadable = self.reloadable.take().map(|(table, plans)| {
+            table.store(Arc::new(PlanTable::new(plans)));
+            let mut modules: Vec<_> = self.reloads.drain().collect();
+            modules.sort_by_key(|(index, _)| *index);
+            Reloadable {
+                table,
+                remake: Remake::Application(modules.into_iter().map(|(_, m)| m).collect()),
+                in_force: self.application.clone().unwrap_or_default(),
             }
-        }
-        Ok((router, self.table))
+        });
+        Ok((router, self.table, reloadable))
     }
 }
+
+/// What [`Builder::finish`] gives: the router, the route table, and the application's table of
+/// plans where it is reloadable.
+pub(super) type Finished<S> = (Router<S>, RouteTable, Option<Reloadable>);
 
 /// The providers of `levels`, most general first, merged; `None` when there are none.
 fn scope(levels: [Option<&ProviderBuilder>; 4]) -> Option<ProviderScope> {
