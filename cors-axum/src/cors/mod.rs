@@ -8,10 +8,14 @@
 //! table of plans, made the same way, whole.
 
 pub(crate) mod answer;
+mod bind;
 mod future;
+pub(crate) mod imported;
 mod layer;
 pub(crate) mod module;
 pub(crate) mod plan;
+pub(crate) mod plan_error;
+pub(crate) mod planner;
 pub(crate) mod reload;
 pub(crate) mod respond;
 mod service;

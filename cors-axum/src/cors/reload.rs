@@ -7,9 +7,10 @@ use arc_swap::ArcSwap;
 use cors_axum_core::{CorsConfigError, CorsOptions};
 use http::Method;
 
-use super::plan::{
-    ApplicationLevel, ModulePlanner, ModuleRecipe, PathPlan, PlanError, RouteOptions, RoutePlan,
-};
+use super::imported::ModuleRecipe;
+use super::plan::{PathPlan, RoutePlan};
+use super::plan_error::PlanError;
+use super::planner::{ApplicationLevel, ModulePlanner, RouteOptions};
 use super::source::{PlanSource, PlanTable, SharedTable};
 use crate::provider::ProviderScope;
 
