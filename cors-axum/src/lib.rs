@@ -15,6 +15,7 @@ mod guard;
 mod handler;
 mod methods;
 mod module;
+mod needs;
 #[cfg(feature = "openapi")]
 #[cfg_attr(docsrs, doc(cfg(feature = "openapi")))]
 pub mod openapi;
@@ -22,7 +23,6 @@ mod provider;
 mod router;
 mod table;
 mod unwind;
-mod wiring;
 
 pub use application::{Application, ApplicationBuilder};
 pub use context::RequestContext;
@@ -31,9 +31,9 @@ pub use cors::{CorsLayer, CorsModule, CorsService};
 pub use error::BuildError;
 pub use guard::Guard;
 pub use module::{Import, Module};
+pub use needs::{GuardInjects, InjectedValues};
 pub use provider::{Inject, ProviderBuilder};
 pub use table::{RouteInfo, RouteTable};
-pub use wiring::{GuardInjects, InjectedValues};
 
 /// The framework-independent CORS engine, re-exported from `cors-axum-core`.
 pub use cors_axum_core as engine;
@@ -95,7 +95,7 @@ pub mod __private {
         ModuleState, NeedsState, RouteDef, type_id_of,
     };
     pub use crate::describe::draft::{Describe, OperationDraft, RouteDoc};
-    pub use crate::describe::probe::{
+    pub use crate::describe::from_types::{
         DeclareNoScheme, DeclareScheme, DescribeArgument, DescribeListArgument, DescribeListOutput,
         DescribeNoArgument, DescribeNoOutput, DescribeOutput, DescribePathSchema,
         DescribePathTuple,
@@ -103,12 +103,12 @@ pub mod __private {
     pub use crate::guard::{Guard, GuardFn, GuardFuture, Guards, guard};
     pub use crate::handler::{RouteSetup, route, route_into};
     pub use crate::module::{DeclaredModule, Import, IntoImport, Module, ModuleDefinition};
-    pub use crate::provider::{
-        IntoProviders, ProviderBuilder, cors_providers, cors_switch, providers_list,
-    };
-    pub use crate::wiring::{
+    pub use crate::needs::{
         DeclareFields, DeclareGuard, DeclareGuardName, DeclareNeed, DeclareNoFields,
         DeclareNothing, FieldNeeds, Needs, Probe,
+    };
+    pub use crate::provider::{
+        IntoProviders, ProviderBuilder, cors_providers, cors_switch, providers_list,
     };
     pub use crate::{Application, BuildError, RouteTable};
     pub use axum;

@@ -1,6 +1,6 @@
 //! Where a request reads its path's plan: the plan itself, compiled once, or its place in the
-//! one table of plans that a reload swaps whole ([`CorsReload`](super::reload::CorsReload)),
-//! as jub0bs/cors keeps one atomic configuration that `Reconfigure` replaces.
+//! one table of plans that a reload (`CorsReload`) swaps whole, as jub0bs/cors keeps one atomic
+//! configuration that `Reconfigure` replaces.
 
 use std::sync::Arc;
 

@@ -1,11 +1,17 @@
 //! Building an axum `Router` from a tree of modules: the walk over the modules, their routes
 //! grouped by path, each path mounted once with its plan, and the answer to unknown paths.
 
+mod assemble;
+mod checks;
 #[cfg(feature = "openapi")]
 mod document;
 mod mount;
 mod options;
 mod paths;
+mod planning;
+mod record;
+mod reloadable;
+mod scope;
 mod walk;
 
 use std::borrow::Cow;

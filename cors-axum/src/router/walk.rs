@@ -17,8 +17,8 @@ use crate::describe::draft::Describe;
 use crate::error::BuildError;
 use crate::guard::{Guards, NamedGuard};
 use crate::module::{ImportKind, Module, ModuleDefinition, PathLayer};
+use crate::needs::GuardNeed;
 use crate::provider::ProviderBuilder;
-use crate::wiring::GuardNeed;
 
 /// One module, as its routes see it.
 pub(super) struct ModuleScope<S: 'static> {
