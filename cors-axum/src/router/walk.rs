@@ -23,7 +23,8 @@ use crate::provider::ProviderBuilder;
 /// One module, as its routes see it.
 pub(super) struct ModuleScope<S: 'static> {
     pub(super) name: &'static str,
-    /// The module's own providers (`providers_per_rou`).
+    /// The module's own providers (`providers_per_rou`), without its CORS options (in its
+    /// recipe, `cors`).
     pub(super) providers: ProviderBuilder,
     /// How the module spells its providers key (`providers_per_rou` or `providers_per_route`),
     /// for messages.
