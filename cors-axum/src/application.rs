@@ -187,13 +187,16 @@ impl<S: Clone + Send + Sync + 'static> ApplicationBuilder<S> {
 
     /// Builds the application. See [`Application::build`] for the errors.
     pub fn build(self) -> Result<Application<S>, BuildError> {
-        let (router, unsorted) = router::build(BuildInput {
+        let (router, unsorted, plans) = router::build(BuildInput {
             root: self.root,
             providers: self.providers,
             guards: self.guards,
             layers: self.layers,
-            reload: self.reload,
+            reloadable: self.reload.is_some(),
         })?;
+        if let (Some(reload), Some(plans)) = (&self.reload, plans) {
+            reload.register(plans);
+        }
         Ok(Application {
             router,
             unsorted,

@@ -9,8 +9,8 @@ use http::Method;
 use crate::describe::draft::RouteDoc;
 use crate::guard::GuardFn;
 use crate::handler::RouteSetup;
+use crate::needs::Needs;
 use crate::provider::ProviderBuilder;
-use crate::wiring::Needs;
 
 /// A type whose `impl` block is marked [`#[controller]`](crate::controller), for modules whose
 /// state is `S`.

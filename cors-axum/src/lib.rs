@@ -15,6 +15,7 @@ mod guard;
 mod handler;
 mod methods;
 mod module;
+mod needs;
 #[cfg(feature = "openapi")]
 #[cfg_attr(docsrs, doc(cfg(feature = "openapi")))]
 pub mod openapi;
@@ -22,7 +23,6 @@ mod provider;
 mod router;
 mod table;
 mod unwind;
-mod wiring;
 
 pub use application::Application;
 pub use context::RequestContext;
@@ -42,9 +42,9 @@ pub mod app {
     pub use crate::controller::Controller;
     pub use crate::guard::Guard;
     pub use crate::module::Module;
+    pub use crate::needs::{GuardInjects, InjectedValues};
     pub use crate::provider::InjectRejection;
     pub use crate::table::{RouteInfo, RouteTable};
-    pub use crate::wiring::{GuardInjects, InjectedValues};
 }
 
 pub mod guide {
@@ -88,7 +88,7 @@ pub mod __private {
         ModuleState, NeedsState, RouteDef, type_id_of,
     };
     pub use crate::describe::draft::{Describe, OperationDraft, RouteDoc};
-    pub use crate::describe::probe::{
+    pub use crate::describe::from_types::{
         DeclareNoScheme, DeclareScheme, DescribeArgument, DescribeListArgument, DescribeListOutput,
         DescribeNoArgument, DescribeNoOutput, DescribeOutput, DescribePathSchema,
         DescribePathTuple,
@@ -96,14 +96,14 @@ pub mod __private {
     pub use crate::guard::{GuardFn, Guards, guard};
     pub use crate::handler::{RouteSetup, route, route_into};
     pub use crate::module::{DeclaredModule, Import, IntoImport, Module, ModuleDefinition};
+    pub use crate::needs::{
+        DeclareFields, DeclareGuard, DeclareGuardName, DeclareNeed, DeclareNoFields,
+        DeclareNothing, FieldNeeds, Needs, Probe,
+    };
     pub use crate::provider::{
         IntoProviders, ProviderBuilder, cors_providers, cors_switch, providers_list,
     };
     pub use crate::table::RouteTable;
-    pub use crate::wiring::{
-        DeclareFields, DeclareGuard, DeclareGuardName, DeclareNeed, DeclareNoFields,
-        DeclareNothing, FieldNeeds, Needs, Probe,
-    };
     pub use crate::{Application, BuildError};
     pub use axum;
     pub use http::Method;

@@ -15,10 +15,10 @@ use crate::controller::{Controller, ControllerRef};
 use crate::cors::module::{CorsImport, CorsModule, CorsModuleWithOpts};
 use crate::describe::draft::Describe;
 use crate::guard::{Guard, NamedGuard};
+use crate::needs::Needs;
 #[cfg(feature = "openapi")]
 use crate::openapi::module::{OpenapiModule, OpenapiModuleWith};
 use crate::provider::{IntoProviders, ProviderBuilder};
-use crate::wiring::Needs;
 
 /// A module: a unit of controllers, providers, guards, layers and imports, for an application
 /// whose state is `S`.

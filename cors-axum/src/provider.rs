@@ -98,6 +98,15 @@ impl ProviderBuilder {
             .and_then(|p| p.value.downcast_ref())
     }
 
+    /// The provided value of type `T`, taken out of the list.
+    pub(crate) fn take<T: Clone + 'static>(&mut self) -> Option<T> {
+        let at = self
+            .providers
+            .iter()
+            .position(|p| p.type_id == TypeId::of::<T>())?;
+        self.providers.remove(at).value.downcast_ref().cloned()
+    }
+
     /// Appends `other`; its values replace values of the same type.
     pub(crate) fn extend(&mut self, other: ProviderBuilder) {
         for provider in other.providers {

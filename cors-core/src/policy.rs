@@ -86,23 +86,6 @@ impl CorsPolicy {
         Self::compile(options, None)
     }
 
-    /// [`from_options`](Self::from_options) for a policy that replaces another at run time (a
-    /// reload): the header values it builds are freed with it, where those of other policies
-    /// are stored once for the life of the process and cloned without touching a reference
-    /// count. Reloading any number of times with new values then keeps memory flat.
-    pub fn from_options_reloadable(options: &CorsOptions) -> Result<CorsPolicy, CorsConfigError> {
-        crate::intern::owned(|| Self::compile(options, None))
-    }
-
-    /// [`for_route`](Self::for_route) for a policy that replaces another at run time: see
-    /// [`from_options_reloadable`](Self::from_options_reloadable).
-    pub fn for_route_reloadable(
-        options: &CorsOptions,
-        route_methods: &[Method],
-    ) -> Result<CorsPolicy, CorsConfigError> {
-        crate::intern::owned(|| Self::compile(options, Some(route_methods)))
-    }
-
     /// Compiles options for a route whose methods are known:
     /// [`AllowMethods::route()`](crate::AllowMethods::route) (the default) becomes exactly these
     /// methods, written in the given order.

@@ -414,7 +414,7 @@ pub(crate) fn declare_guard(guard: &Type) -> TokenStream {
         #[allow(unused_imports)]
         use #private::{DeclareGuard as _, DeclareGuardName as _};
         // Two references: the `GuardInjects` impl matches with one fewer, the name-only one
-        // with none (see `wiring.rs`).
+        // with none (see `cors-axum/src/needs.rs`).
         let __probe = &&#private::Probe::<#guard>::new();
         __probe.declare_guard(__needs);
     }}

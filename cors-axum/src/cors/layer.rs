@@ -9,9 +9,10 @@ use cors_axum_core::{CorsConfigError, CorsOptions};
 use http::Request;
 
 use super::future::ResponseFuture;
-use super::plan::{PathPlan, PlanSource, RoutePlan};
-use super::reload::{CorsReload, LayerReload};
+use super::plan::{PathPlan, RoutePlan};
+use super::reload::CorsReload;
 use super::respond::{Downstream, PathCors};
+use super::source::PlanSource;
 
 /// CORS for a plain axum `Router` that does not use the module system; `CorsModule` puts the
 /// same handling on each path of the modules it covers.
@@ -49,7 +50,7 @@ pub struct CorsLayer {
 impl CorsLayer {
     /// Validates `options` and builds the layer.
     pub fn new(options: CorsOptions) -> Result<Self, CorsConfigError> {
-        let plan = Arc::new(PathPlan::single(RoutePlan::compile(&options, None, false)?));
+        let plan = Arc::new(PathPlan::single(RoutePlan::compile(&options, None)?));
         let layer = Self::for_path(PathCors::new(PlanSource::Static(plan), None, true));
         Ok(Self {
             options: Some(Arc::new(options)),
@@ -73,14 +74,8 @@ impl CorsLayer {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn reloaded_by(self, reload: &CorsReload) -> Self {
-        let source = match self.cors.source() {
-            PlanSource::Reloadable(_) => self.cors.source().clone(),
-            PlanSource::Static(plan) => PlanSource::new(Arc::clone(plan), true),
-        };
-        if let Some(slot) = source.slot() {
-            let in_force = self.options.as_deref().cloned().unwrap_or_default();
-            reload.register(LayerReload::new(slot.clone()), in_force);
-        }
+        let in_force = self.options.as_deref().cloned().unwrap_or_default();
+        let source = reload.register_layer(self.cors.source(), in_force);
         Self {
             cors: PathCors::new(source, None, true),
             options: self.options,

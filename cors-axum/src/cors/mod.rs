@@ -4,19 +4,25 @@
 //! and the types they are made of.
 //!
 //! Every path's CORS is one plan, made once when the router is built (`plan`); every place that
-//! answers for the path reads it (`respond`), and a reload swaps plans made the same way.
+//! answers for the path reads it (`respond`) from its source (`source`), and a reload swaps the
+//! table of plans, made the same way, whole.
 
 pub(crate) mod answer;
+mod bind;
 mod future;
+pub(crate) mod imported;
 mod layer;
 pub(crate) mod module;
 pub(crate) mod plan;
+pub(crate) mod plan_error;
+pub(crate) mod planner;
 #[cfg(feature = "postgres")]
 #[cfg_attr(docsrs, doc(cfg(feature = "postgres")))]
 pub mod postgres;
 pub(crate) mod reload;
 pub(crate) mod respond;
 mod service;
+pub(crate) mod source;
 #[cfg(feature = "watch")]
 mod watch;
 

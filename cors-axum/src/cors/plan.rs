@@ -1,25 +1,10 @@
-//! The plan of a path: the CORS every request to it meets, decided once, by one merge of the
-//! levels of options, and read by every place that answers for the path: the handler wrapper,
-//! route layers, the generated `OPTIONS` route, passthrough, the `404`/`405` answers and reload.
-//!
-//! The merge, least specific first, field by field: the `CorsModule` imports from the root down
-//! to the module, the application's options (`.provide(..)` of its builder, which a reload
-//! replaces), the module's `providers_per_rou`, the controller's, the route's. A level that
-//! switches CORS off (`enabled(false)`) or passes preflights through is a value of that merge like
-//! any other.
+//! The plan of a path: the CORS every request to it meets, made once by the planner
+//! (`planner.rs`), and read by every place that answers for the path: the handler wrapper,
+//! route layers, the generated `OPTIONS` route, passthrough, the `404`/`405` answers.
 
-use std::sync::Arc;
-
-use arc_swap::ArcSwap;
 use cors_axum_core::{CorsConfigError, CorsOptions, CorsPolicy, CorsRequest, RequestKind};
 use http::header::{CONTENT_LENGTH, VARY};
 use http::{HeaderMap, HeaderValue, Method};
-use rustc_hash::FxHashMap;
-
-use super::module::CorsImport;
-use crate::error::BuildError;
-use crate::provider::ProviderScope;
-use crate::table::{CorsCoverage, CorsLevel};
 
 /// The CORS of one route (one method of a path).
 #[derive(Debug, Clone)]
@@ -42,12 +27,10 @@ pub(crate) enum RoutePlan {
 
 impl RoutePlan {
     /// Compiles `options` for a route with `methods`, or, with `None`, for requests whose
-    /// route is unknown (a plain `CorsLayer`, the `404` answer). `reloadable` compiles a plan
-    /// that a reload replaces.
+    /// route is unknown (a plain `CorsLayer`, the `404` answer).
     pub(crate) fn compile(
         options: &CorsOptions,
         methods: Option<&[Method]>,
-        reloadable: bool,
     ) -> Result<Self, CorsConfigError> {
         if !options.is_enabled() {
             let handshakes = methods.is_none_or(|methods| {
@@ -55,13 +38,11 @@ impl RoutePlan {
                     .iter()
                     .any(|m| *m == Method::GET || *m == Method::CONNECT)
             });
-            return RoutePlan::off(options, handshakes, reloadable);
+            return RoutePlan::off(options, handshakes);
         }
-        let policy = match (methods, reloadable) {
-            (Some(methods), false) => CorsPolicy::for_route(options, methods)?,
-            (Some(methods), true) => CorsPolicy::for_route_reloadable(options, methods)?,
-            (None, false) => CorsPolicy::from_options(options)?,
-            (None, true) => CorsPolicy::from_options_reloadable(options)?,
+        let policy = match methods {
+            Some(methods) => CorsPolicy::for_route(options, methods)?,
+            None => CorsPolicy::from_options(options)?,
         };
         // Preflight answers are built here, without a body: written with the CORS headers, the
         // length is part of the prebuilt answer, so that axum need not grow the map for it.
@@ -74,23 +55,14 @@ impl RoutePlan {
 
     /// The plan of a route whose CORS is switched off by `options`: the checks that stay on,
     /// the WebSocket handshake's only where the route may upgrade (`handshakes`).
-    pub(crate) fn off(
-        options: &CorsOptions,
-        handshakes: bool,
-        reloadable: bool,
-    ) -> Result<Self, CorsConfigError> {
+    pub(crate) fn off(options: &CorsOptions, handshakes: bool) -> Result<Self, CorsConfigError> {
         let websocket = handshakes && options.checks_websocket_origin();
         if !options.protects_cross_origin() && !websocket {
             return Ok(RoutePlan::Off { checks: None });
         }
         let options = &options.clone().check_websocket_origin(websocket);
-        let checks = if reloadable {
-            CorsPolicy::from_options_reloadable(options)?
-        } else {
-            CorsPolicy::from_options(options)?
-        };
         Ok(RoutePlan::Off {
-            checks: Some(Box::new(checks)),
+            checks: Some(Box::new(CorsPolicy::from_options(options)?)),
         })
     }
 
@@ -249,440 +221,4 @@ fn preflight_vary<'a>(policies: impl Iterator<Item = &'a CorsPolicy>) -> Option<
         }
     }
     headers.remove(VARY)
-}
-
-/// Where a path's plan is read from: compiled once, or replaced by a reload.
-#[derive(Debug, Clone)]
-pub(crate) enum PlanSource {
-    Static(Arc<PathPlan>),
-    /// Each request reads it once, so that it sees the old plan or the new one, never a mix.
-    Reloadable(Arc<ArcSwap<PathPlan>>),
-}
-
-impl PlanSource {
-    /// A source for `plan`, replaced by a reload when `reloadable`.
-    pub(crate) fn new(plan: Arc<PathPlan>, reloadable: bool) -> Self {
-        if reloadable {
-            PlanSource::Reloadable(Arc::new(ArcSwap::new(plan)))
-        } else {
-            PlanSource::Static(plan)
-        }
-    }
-
-    /// Calls `f` with the plan as it is now, loaded once.
-    #[inline]
-    pub(crate) fn with<T>(&self, f: impl FnOnce(&Arc<PathPlan>) -> T) -> T {
-        match self {
-            PlanSource::Static(plan) => f(plan),
-            PlanSource::Reloadable(slot) => f(&slot.load()),
-        }
-    }
-
-    /// The slot a reload stores the new plan in, if the source is reloadable.
-    pub(crate) fn slot(&self) -> Option<&Arc<ArcSwap<PathPlan>>> {
-        match self {
-            PlanSource::Static(_) => None,
-            PlanSource::Reloadable(slot) => Some(slot),
-        }
-    }
-}
-
-/// The options of the `CorsModule` imports along the way from the root to a module, merged, and
-/// the module nearest to it that imported one. Shared by the modules it covers.
-#[derive(Debug)]
-pub(crate) struct Imported {
-    options: CorsOptions,
-    from: &'static str,
-}
-
-impl Imported {
-    /// The imported CORS of `module`, which imports `own` (if any) and inherits `inherited`.
-    pub(crate) fn resolve(
-        module: &'static str,
-        own: Option<CorsImport>,
-        inherited: Option<&Arc<Imported>>,
-    ) -> Result<Option<Arc<Imported>>, PlanError> {
-        let Some(own) = own else {
-            return Ok(inherited.cloned());
-        };
-        let options = match inherited {
-            // Importing `CorsModule` switches CORS on again under a module that switched it off.
-            Some(inherited) if own.options.is_enabled() => inherited
-                .options
-                .merge(&CorsOptions::new().enabled(true))
-                .merge(&own.options),
-            Some(inherited) => inherited.options.merge(&own.options),
-            None => own.options,
-        };
-        let given_in = if own.with_opts {
-            format!("`CorsModule::with_opts(..)` imported by `{module}`")
-        } else {
-            format!("`CorsModule` imported by `{module}`")
-        };
-        validate(&options, module, &given_in)?;
-        Ok(Some(Arc::new(Imported {
-            options,
-            from: module,
-        })))
-    }
-}
-
-/// What one module's plans are made of, besides the application's options and the routes'
-/// own: kept for reloads, which make the plans again from it.
-#[derive(Debug)]
-pub(crate) struct ModuleRecipe {
-    module: &'static str,
-    /// How the module spells its providers key, for messages.
-    providers_key: &'static str,
-    imported: Arc<Imported>,
-    /// The module's own options (`providers_per_rou`).
-    provided: Option<CorsOptions>,
-}
-
-impl ModuleRecipe {
-    pub(crate) fn new(
-        module: &'static str,
-        providers_key: &'static str,
-        imported: Arc<Imported>,
-        provided: Option<CorsOptions>,
-    ) -> Self {
-        Self {
-            module,
-            providers_key,
-            imported,
-            provided,
-        }
-    }
-
-    /// Whether the paths of `self` and `other` get the same plans: the same imports, and no
-    /// options of their own. Two modules may then share a path.
-    pub(crate) fn same_plans_as(&self, other: &ModuleRecipe) -> bool {
-        Arc::ptr_eq(&self.imported, &other.imported)
-            && self.provided.is_none()
-            && other.provided.is_none()
-    }
-}
-
-/// A route's own options, as the merge needs them.
-#[derive(Debug, Clone)]
-pub(crate) struct RouteOptions {
-    pub(crate) method: Method,
-    pub(crate) controller: &'static str,
-    pub(crate) handler: &'static str,
-    pub(crate) controller_options: Option<CorsOptions>,
-    pub(crate) route_options: Option<CorsOptions>,
-}
-
-impl RouteOptions {
-    fn has_own(&self) -> bool {
-        self.controller_options.is_some() || self.route_options.is_some()
-    }
-}
-
-/// The application's level of the merge: its options, where they were given, and whether a
-/// reload replaces them.
-pub(crate) struct ApplicationLevel<'a> {
-    pub(crate) options: Option<&'a CorsOptions>,
-    pub(crate) given_in: &'a str,
-    pub(crate) reloadable: bool,
-}
-
-/// Makes the plans of one module's paths: the one merge, and its compilation.
-pub(crate) struct ModulePlanner {
-    recipe: Arc<ModuleRecipe>,
-    /// The values the module's origin decisions may take: the application's and the module's
-    /// providers.
-    values: ProviderScope,
-    /// The imports, the application's options and the module's, merged.
-    options: CorsOptions,
-    /// The most specific level of `options`: the module's when it gives options of its own,
-    /// the application's when only the application does.
-    level: CorsLevel,
-    reloadable: bool,
-    /// Paths without options of their own share one plan per set of methods.
-    shared: FxHashMap<Vec<Method>, Arc<PathPlan>>,
-}
-
-impl ModulePlanner {
-    /// The planner of `recipe`'s paths with the application's level of the merge, whose
-    /// origin decisions take their values from `values`.
-    pub(crate) fn new(
-        recipe: Arc<ModuleRecipe>,
-        application: &ApplicationLevel<'_>,
-        values: ProviderScope,
-    ) -> Result<Self, PlanError> {
-        let module = recipe.module;
-        let mut options = recipe.imported.options.clone();
-        let level = match (&recipe.provided, application.options) {
-            (None, Some(_)) => CorsLevel::Application,
-            _ => CorsLevel::Module,
-        };
-        if let Some(given) = application.options {
-            options = bind(options.merge(given), &values, &recipe, application.given_in)?;
-            validate(&options, module, application.given_in)?;
-        }
-        if let Some(provided) = &recipe.provided {
-            let given_in = format!("`{}` of `{module}`", recipe.providers_key);
-            options = bind(options.merge(provided), &values, &recipe, &given_in)?;
-            validate(&options, module, &given_in)?;
-        }
-        let given_in = format!("`CorsModule` imported by `{}`", recipe.imported.from);
-        let options = bind(options, &values, &recipe, &given_in)?;
-        Ok(Self {
-            recipe,
-            values,
-            options,
-            level,
-            reloadable: application.reloadable,
-            shared: FxHashMap::default(),
-        })
-    }
-
-    /// The coverage of a route with the module's options.
-    pub(crate) fn module_coverage(&self) -> CorsCoverage {
-        self.coverage(&self.options, self.level)
-    }
-
-    fn coverage(&self, options: &CorsOptions, level: CorsLevel) -> CorsCoverage {
-        if options.is_enabled() {
-            CorsCoverage::From {
-                module: self.recipe.imported.from,
-                level,
-            }
-        } else {
-            CorsCoverage::Off(level)
-        }
-    }
-
-    /// The plan of a path with `methods` and `routes`, and how each route is covered (in the
-    /// order of `routes`).
-    pub(crate) fn path(
-        &mut self,
-        path: &str,
-        methods: &[Method],
-        routes: &[RouteOptions],
-    ) -> Result<(Arc<PathPlan>, Vec<CorsCoverage>), PlanError> {
-        if routes.iter().any(RouteOptions::has_own) {
-            return self.path_with_own_options(path, methods, routes);
-        }
-        let coverage = vec![self.module_coverage(); routes.len()];
-        if let Some(plan) = self.shared.get(methods) {
-            return Ok((plan.clone(), coverage));
-        }
-        let module = self.compile(&self.options, Some(methods), None)?;
-        let plan = Arc::new(PathPlan::single(module));
-        self.shared.insert(methods.to_vec(), plan.clone());
-        Ok((plan, coverage))
-    }
-
-    /// The plan of the answer to paths that match no route (`404`): the module's options, for
-    /// whatever method a preflight asks for, since no route says otherwise.
-    pub(crate) fn unknown_path(&self) -> Result<PathPlan, PlanError> {
-        if !self.options.is_enabled() {
-            // No handler answers an unknown path, so nothing upgrades there.
-            let plan = RoutePlan::off(&self.options, false, self.reloadable)
-                .map_err(|source| cors_error(self.recipe.module, self.given_in(), source))?;
-            return Ok(PathPlan::single(plan));
-        }
-        Ok(PathPlan::single(self.compile(&self.options, None, None)?))
-    }
-
-    /// Where the module's options were given, for errors.
-    fn given_in(&self) -> String {
-        format!("the CORS options of `{}`", self.recipe.module)
-    }
-
-    /// The plan of a path where some routes have options of their own.
-    fn path_with_own_options(
-        &self,
-        path: &str,
-        methods: &[Method],
-        routes: &[RouteOptions],
-    ) -> Result<(Arc<PathPlan>, Vec<CorsCoverage>), PlanError> {
-        let mut default = self.compile(&self.options, Some(methods), None)?;
-        let mut by_method = Vec::new();
-        let mut coverage = Vec::with_capacity(routes.len());
-        for route in routes {
-            if !route.has_own() {
-                coverage.push(self.module_coverage());
-                continue;
-            }
-            let mut options = self.options.clone();
-            let mut level = self.level;
-            if let Some(controller) = &route.controller_options {
-                options = options.merge(controller);
-                level = CorsLevel::Controller;
-            }
-            if let Some(own) = &route.route_options {
-                options = options.merge(own);
-                level = CorsLevel::Route;
-            }
-            let given_in = given_in(route, level);
-            options = bind(options, &self.values, &self.recipe, &given_in)?;
-            let plan = self.compile(&options, Some(methods), Some((route, path, &given_in)))?;
-            coverage.push(self.coverage(&options, level));
-            by_method.push((route.method.clone(), plan));
-        }
-        // A path whose every route switches CORS off is off for what no route answers too: the
-        // generated `OPTIONS` route and the `405` answer.
-        if by_method.len() == routes.len()
-            && by_method
-                .iter()
-                .all(|(_, p)| matches!(p, RoutePlan::Off { .. }))
-        {
-            default = RoutePlan::off(&self.options, false, self.reloadable)
-                .map_err(|source| cors_error(self.recipe.module, self.given_in(), source))?;
-        }
-        // `HEAD` is answered by the `GET` route unless the path has a `HEAD` route of its own.
-        let has_head = routes.iter().any(|r| r.method == Method::HEAD);
-        let get = by_method
-            .iter()
-            .find(|(m, _)| *m == Method::GET)
-            .map(|(_, get)| get.clone());
-        if let Some(get) = get {
-            if !has_head {
-                by_method.push((Method::HEAD, get.clone()));
-            }
-            // An HTTP/2 WebSocket handshake (an extended `CONNECT`, RFC 8441) is the `GET` of
-            // HTTP/1.1 over another protocol: decided by the `GET` route's plan, unless a
-            // `CONNECT` route has options of its own.
-            if !by_method.iter().any(|(m, _)| *m == Method::CONNECT) {
-                by_method.push((Method::CONNECT, get));
-            }
-        }
-        Ok((Arc::new(PathPlan::new(default, by_method)), coverage))
-    }
-
-    /// Compiles `options`; an error names the route (`route`, on `path`, its options given in
-    /// `given_in`) whose options they are, or the module.
-    fn compile(
-        &self,
-        options: &CorsOptions,
-        methods: Option<&[Method]>,
-        route: Option<(&RouteOptions, &str, &str)>,
-    ) -> Result<RoutePlan, PlanError> {
-        RoutePlan::compile(options, methods, self.reloadable).map_err(|source| {
-            let module = self.recipe.module;
-            match route {
-                Some((route, path, given_in)) => PlanError::Invalid {
-                    module,
-                    route: Some(format!("{} {path}", route.method)),
-                    given_in: given_in.to_owned(),
-                    source: Box::new(source),
-                },
-                None => cors_error(module, self.given_in(), source),
-            }
-        })
-    }
-}
-
-/// `options` with the values their origin decisions take bound from `values`.
-fn bind(
-    options: CorsOptions,
-    values: &ProviderScope,
-    recipe: &ModuleRecipe,
-    given_in: &str,
-) -> Result<CorsOptions, PlanError> {
-    let module = recipe.module;
-    let needed = options.needed_values();
-    if needed.is_empty() {
-        return Ok(options);
-    }
-    let missing = needed.iter().find(|(id, _)| !values.provides(*id));
-    options
-        .with_values(|id| values.value(id))
-        .map_err(|source| match missing {
-            Some((_, type_name)) => PlanError::MissingValue {
-                module,
-                providers_key: recipe.providers_key,
-                given_in: given_in.to_owned(),
-                type_name,
-                source: Box::new(source),
-            },
-            None => cors_error(module, given_in.to_owned(), source),
-        })
-}
-
-/// Where a route's own options were given, for errors.
-fn given_in(route: &RouteOptions, level: CorsLevel) -> String {
-    match level {
-        CorsLevel::Route => format!(
-            "`#[route(..)]` of `{}::{}`",
-            route.controller, route.handler
-        ),
-        _ => format!("`#[controller(..)]` of `{}`", route.controller),
-    }
-}
-
-/// Checks `options`, as merged up to the level `given_in`, so that an error names the level
-/// that made them invalid.
-fn validate(options: &CorsOptions, module: &'static str, given_in: &str) -> Result<(), PlanError> {
-    if !options.is_enabled() {
-        return Ok(());
-    }
-    // Compiled as a reloadable policy, whose values are freed with it: only to validate.
-    CorsPolicy::from_options_reloadable(options)
-        .map(drop)
-        .map_err(|source| cors_error(module, given_in.to_owned(), source))
-}
-
-fn cors_error(module: &'static str, given_in: String, source: CorsConfigError) -> PlanError {
-    PlanError::Invalid {
-        module,
-        route: None,
-        given_in,
-        source: Box::new(source),
-    }
-}
-
-/// Why a module's plans cannot be made.
-#[derive(Debug)]
-pub(crate) enum PlanError {
-    /// Invalid options, and where: the route where they are a controller's or a route's, and
-    /// the level that made them invalid.
-    Invalid {
-        module: &'static str,
-        route: Option<String>,
-        given_in: String,
-        source: Box<CorsConfigError>,
-    },
-    /// An origin decision takes a value that the module's providers do not have; `source`
-    /// says so as the engine does.
-    MissingValue {
-        module: &'static str,
-        providers_key: &'static str,
-        given_in: String,
-        type_name: &'static str,
-        source: Box<CorsConfigError>,
-    },
-}
-
-impl From<PlanError> for BuildError {
-    fn from(error: PlanError) -> Self {
-        match error {
-            PlanError::Invalid {
-                module,
-                route,
-                given_in,
-                source,
-            } => BuildError::Cors {
-                module,
-                route,
-                given_in,
-                source,
-            },
-            PlanError::MissingValue {
-                module,
-                providers_key,
-                given_in,
-                type_name,
-                ..
-            } => BuildError::MissingCorsValue {
-                module,
-                providers_key,
-                given_in,
-                type_name,
-            },
-        }
-    }
 }

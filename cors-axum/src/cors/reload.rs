@@ -7,9 +7,11 @@ use arc_swap::ArcSwap;
 use cors_axum_core::{CorsConfigError, CorsOptions};
 use http::Method;
 
-use super::plan::{
-    ApplicationLevel, ModulePlanner, ModuleRecipe, PathPlan, PlanError, RouteOptions, RoutePlan,
-};
+use super::imported::ModuleRecipe;
+use super::plan::{PathPlan, RoutePlan};
+use super::plan_error::PlanError;
+use super::planner::{ApplicationLevel, ModulePlanner, RouteOptions};
+use super::source::{PlanSource, PlanTable, SharedTable};
 use crate::provider::ProviderScope;
 
 /// A handle that replaces CORS options while the application serves requests: the options of
@@ -20,10 +22,10 @@ use crate::provider::ProviderScope;
 /// made them, first: if any is invalid, it returns the error and the old plans stay. New
 /// options that would widen the options in force by leaving out one of them are refused the
 /// same way (see [`CorsOptions::replaceable_by`]): a half-written file cannot open an API by
-/// omission. Then it replaces them, each at once: a request sees the old plan or the new one,
-/// never a mix.
-/// Policies compiled for reloading free their header values when replaced, so reloading any
-/// number of times keeps memory flat.
+/// omission. Then it swaps the application's table of plans whole, in one atomic store: a
+/// request sees the old plans or the new ones, never a mix, on any path. Header values beyond
+/// those the process shares (a bounded table) are freed with the plans they belong to, so
+/// reloading any number of times keeps memory flat.
 ///
 /// ```
 /// use cors_axum::cors::CorsReload;
@@ -57,13 +59,22 @@ use crate::provider::ProviderScope;
 /// ```
 #[derive(Clone, Default)]
 pub struct CorsReload {
-    targets: Arc<Mutex<Vec<Registered>>>,
+    targets: Arc<Mutex<Vec<Reloadable>>>,
 }
 
-/// What a reload replaces, with the options in force there.
-struct Registered {
-    target: Box<dyn Target>,
-    in_force: CorsOptions,
+/// A table of plans a reload swaps, how it makes the table again, and the options in force.
+pub(crate) struct Reloadable {
+    pub(crate) table: SharedTable,
+    pub(crate) remake: Remake,
+    pub(crate) in_force: CorsOptions,
+}
+
+/// How a reload makes a table of plans again.
+pub(crate) enum Remake {
+    /// An application's: the paths of each module under CORS, by the module's planner.
+    Application(Vec<ModuleReload>),
+    /// A [`CorsLayer`](crate::cors::CorsLayer)'s one plan, of the options alone.
+    Layer,
 }
 
 impl fmt::Debug for CorsReload {
@@ -108,34 +119,47 @@ impl CorsReload {
     /// [`reload`](Self::reload), with errors naming `given_in` as where the options come from.
     pub(crate) fn replace(&self, options: CorsOptions, given_in: &str) -> Result<(), ReloadError> {
         let mut targets = self.lock();
-        let prepared = targets
+        let tables = targets
             .iter()
-            .map(|registered| registered.target.prepare(&options, given_in))
+            .map(|target| target.remake(&options, given_in))
             .collect::<Result<Vec<_>, _>>()?;
-        for registered in targets.iter() {
-            registered
+        for target in targets.iter() {
+            target
                 .in_force
                 .replaceable_by(&options)
                 .map_err(|source| ReloadError::widening(given_in, source))?;
         }
-        for swap in prepared {
-            swap();
-        }
-        for registered in targets.iter_mut() {
-            registered.in_force = options.clone();
+        for (target, table) in targets.iter_mut().zip(tables) {
+            target.table.store(Arc::new(table));
+            target.in_force = options.clone();
         }
         Ok(())
     }
 
-    /// Lets a reload replace `target`, whose options in force are `in_force`.
-    pub(crate) fn register(&self, target: impl Target, in_force: CorsOptions) {
-        self.lock().push(Registered {
-            target: Box::new(target),
-            in_force,
-        });
+    /// Lets a reload replace the table of `target`.
+    pub(crate) fn register(&self, target: Reloadable) {
+        self.lock().push(target);
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Registered>> {
+    /// The source of a [`CorsLayer`](crate::cors::CorsLayer) reading `source`, with `in_force`,
+    /// replaced by this handle from then on: a table of its one plan.
+    pub(crate) fn register_layer(&self, source: &PlanSource, in_force: CorsOptions) -> PlanSource {
+        let (table, index) = match source {
+            PlanSource::Table { table, index } => (table.clone(), *index),
+            PlanSource::Static(plan) => {
+                let table = PlanTable::new(vec![plan.clone()]);
+                (Arc::new(ArcSwap::from_pointee(table)), 0)
+            }
+        };
+        self.register(Reloadable {
+            table: table.clone(),
+            remake: Remake::Layer,
+            in_force,
+        });
+        PlanSource::Table { table, index }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Reloadable>> {
         self.targets.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
@@ -263,17 +287,35 @@ impl std::error::Error for ReloadError {
     }
 }
 
-/// What swaps the prepared plans in.
-type Swap = Box<dyn FnOnce() + Send>;
-
-/// What a reload replaces: it makes the new plans, and returns what swaps them in.
-pub(crate) trait Target: Send + Sync + 'static {
-    fn prepare(&self, options: &CorsOptions, given_in: &str) -> Result<Swap, ReloadError>;
+impl Reloadable {
+    /// The table of plans made again with `options`, nothing swapped yet.
+    fn remake(&self, options: &CorsOptions, given_in: &str) -> Result<PlanTable, ReloadError> {
+        match &self.remake {
+            Remake::Application(modules) => {
+                let mut plans = self.table.load().plans().to_vec();
+                for module in modules {
+                    module.remake(options, given_in, &mut plans)?;
+                }
+                Ok(PlanTable::new(plans))
+            }
+            Remake::Layer => {
+                let plan = RoutePlan::compile(options, None).map_err(|source| ReloadError {
+                    module: None,
+                    route: None,
+                    given_in: given_in.to_owned(),
+                    widens: false,
+                    source: Box::new(source),
+                })?;
+                Ok(PlanTable::new(vec![Arc::new(PathPlan::single(plan))]))
+            }
+        }
+    }
 }
 
-/// One path of a module, as a reload makes its plan again.
+/// One path of a module, as a reload makes its plan again: its place in the table, and what
+/// its plan is made of besides the module's options.
 pub(crate) struct ReloadPath {
-    pub(crate) slot: Arc<ArcSwap<PathPlan>>,
+    pub(crate) index: usize,
     pub(crate) path: Arc<str>,
     pub(crate) methods: Vec<Method>,
     pub(crate) routes: Vec<RouteOptions>,
@@ -285,57 +327,31 @@ pub(crate) struct ModuleReload {
     /// The values the module's origin decisions may take.
     pub(crate) values: ProviderScope,
     pub(crate) paths: Vec<ReloadPath>,
-    /// The plan of unknown paths, for the root module.
-    pub(crate) unknown_path: Option<Arc<ArcSwap<PathPlan>>>,
+    /// The place of the plan of unknown paths in the table, for the root module.
+    pub(crate) unknown_path: Option<usize>,
 }
 
-impl Target for ModuleReload {
-    fn prepare(&self, options: &CorsOptions, given_in: &str) -> Result<Swap, ReloadError> {
+impl ModuleReload {
+    /// Makes the module's plans again with the application's `options`, into `plans`.
+    fn remake(
+        &self,
+        options: &CorsOptions,
+        given_in: &str,
+        plans: &mut [Arc<PathPlan>],
+    ) -> Result<(), ReloadError> {
         let application = ApplicationLevel {
             options: Some(options),
             given_in,
-            reloadable: true,
         };
         let mut planner =
             ModulePlanner::new(self.recipe.clone(), &application, self.values.clone())?;
-        let mut swaps = Vec::with_capacity(self.paths.len() + 1);
         for path in &self.paths {
             let (plan, _) = planner.path(&path.path, &path.methods, &path.routes)?;
-            swaps.push((path.slot.clone(), plan));
+            plans[path.index] = plan;
         }
-        if let Some(slot) = &self.unknown_path {
-            swaps.push((slot.clone(), Arc::new(planner.unknown_path()?)));
+        if let Some(index) = self.unknown_path {
+            plans[index] = Arc::new(planner.unknown_path()?);
         }
-        Ok(Box::new(move || {
-            for (slot, plan) in swaps {
-                slot.store(plan);
-            }
-        }))
-    }
-}
-
-/// The options of a plain [`CorsLayer`](crate::cors::CorsLayer), replaced as a whole.
-pub(crate) struct LayerReload {
-    slot: Arc<ArcSwap<PathPlan>>,
-}
-
-impl LayerReload {
-    pub(crate) fn new(slot: Arc<ArcSwap<PathPlan>>) -> Self {
-        Self { slot }
-    }
-}
-
-impl Target for LayerReload {
-    fn prepare(&self, options: &CorsOptions, given_in: &str) -> Result<Swap, ReloadError> {
-        let plan = RoutePlan::compile(options, None, true).map_err(|source| ReloadError {
-            module: None,
-            route: None,
-            given_in: given_in.to_owned(),
-            widens: false,
-            source: Box::new(source),
-        })?;
-        let plan = Arc::new(PathPlan::single(plan));
-        let slot = self.slot.clone();
-        Ok(Box::new(move || slot.store(plan)))
+        Ok(())
     }
 }

@@ -15,8 +15,9 @@ use cors_axum_core::{
 use http::{Extensions, HeaderMap, HeaderValue, Method, Request, StatusCode, Uri, header};
 
 use super::future::ResponseFuture;
-use super::plan::{PathPlan, PlanSource, RouteKey, RoutePlan};
+use super::plan::{PathPlan, RouteKey, RoutePlan};
 use super::service::ResponseState;
+use super::source::PlanSource;
 use crate::unwind::CatchUnwind;
 
 /// The CORS of one path as its requests meet it.

@@ -7,4 +7,4 @@
 //! nothing and the macro discards its input: nothing of it is left in the program.
 
 pub(crate) mod draft;
-pub(crate) mod probe;
+pub(crate) mod from_types;

@@ -24,7 +24,7 @@ use super::module::{DEFAULT_PATH, OpenapiModule};
 use crate::controller::{ControllerRef, RouteDef};
 use crate::describe::draft::{OperationDraft, RouteDoc};
 use crate::handler::{RouteSetup, route_into};
-use crate::wiring::Needs;
+use crate::needs::Needs;
 
 /// One document: its source, handed over once the walk has met every route it covers, and
 /// its JSON, made on the first request.

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use super::paths::{join_paths, validate_path};
-use super::walk::{Collected, Walk};
+use super::walk::{Collected, ControllerScope, Walk};
 use crate::error::BuildError;
 use crate::openapi::document::{DocumentSource, DocumentedRoute};
 use crate::openapi::module::OpenapiModuleWith;
@@ -36,7 +36,11 @@ impl<S: Clone + Send + Sync + 'static> Walk<S> {
         let cell = Arc::new(DocumentCell::default());
         let controllers = &mut self.modules[module].controllers;
         let controller = controllers.len();
-        controllers.push((OpenapiRoutes::<S>::controller(), None));
+        controllers.push(ControllerScope {
+            controller: OpenapiRoutes::<S>::controller(),
+            providers: None,
+            cors: None,
+        });
         let provided = ProviderBuilder::new().use_value(Document(cell.clone()));
         #[cfg(feature = "openapi-rapidoc")]
         if let Some(page) = &settings.page {
@@ -49,6 +53,7 @@ impl<S: Clone + Send + Sync + 'static> Walk<S> {
                 module,
                 controller,
                 providers: Some(ProviderBuilder::new().use_value(html)),
+                cors: None,
             });
         }
         self.routes.push(Collected {
@@ -57,6 +62,7 @@ impl<S: Clone + Send + Sync + 'static> Walk<S> {
             module,
             controller,
             providers: Some(provided),
+            cors: None,
         });
         Ok(PendingDocument {
             cell,
@@ -86,7 +92,7 @@ impl<S: Clone + Send + Sync + 'static> Walk<S> {
             })
             .map(|route| {
                 let module = route.module - first;
-                let (controller, _) = &modules[module].controllers[route.controller];
+                let controller = &modules[module].controllers[route.controller].controller;
                 DocumentedRoute {
                     path: route.path.clone(),
                     method: route.def.method.clone(),

@@ -1,20 +1,26 @@
 //! Building an axum `Router` from a tree of modules: the walk over the modules, their routes
 //! grouped by path, each path mounted once with its plan, and the answer to unknown paths.
 
+mod assemble;
+mod checks;
 #[cfg(feature = "openapi")]
 mod document;
 mod mount;
+mod options;
 mod paths;
+mod planning;
+mod record;
+mod reloadable;
+mod scope;
 mod walk;
 
 use std::borrow::Cow;
 
 use axum::Router;
-use cors_axum_core::CorsOptions;
 use rustc_hash::FxHashMap;
 
 use crate::controller::ControllerEntry;
-use crate::cors::reload::CorsReload;
+use crate::cors::reload::Reloadable;
 use crate::error::BuildError;
 use crate::guard::NamedGuard;
 use crate::module::{Module, PathLayer};
@@ -32,19 +38,24 @@ pub(crate) struct BuildInput<S: 'static> {
     pub(crate) guards: Vec<NamedGuard<S>>,
     /// The application's layers, outermost last.
     pub(crate) layers: Vec<PathLayer<S>>,
-    pub(crate) reload: Option<CorsReload>,
+    /// Whether a reload may replace the application's CORS options (`.cors_reload(..)`).
+    pub(crate) reloadable: bool,
 }
 
-/// Builds the router of `input` and its route table, in mounting order.
+/// What an application is built into: its router, its route table in mounting order, and, where
+/// it is reloadable, its table of plans with what a reload makes it again from.
+pub(crate) type Built<S> = (Router<S>, RouteTable, Option<Reloadable>);
+
+/// Builds the router of `input`.
 pub(crate) fn build<S: Clone + Send + Sync + 'static>(
     input: BuildInput<S>,
-) -> Result<(Router<S>, RouteTable), BuildError> {
+) -> Result<Built<S>, BuildError> {
     let BuildInput {
         root,
-        providers,
+        mut providers,
         guards,
         mut layers,
-        reload,
+        reloadable,
     } = input;
     // The application's layers are outermost: last in the list, which runs inner to outer.
     layers.reverse();
@@ -56,20 +67,9 @@ pub(crate) fn build<S: Clone + Send + Sync + 'static>(
         guard_docs: Vec::new(),
         listed_in_openapi: true,
     };
-    let walk = Walk::of(&*root, &inherited)?;
-    let covered = walk.modules.iter().any(|m| m.cors.is_some());
-    if !covered && (providers.get::<CorsOptions>().is_some() || reload.is_some()) {
-        let given_in = if reload.is_some() {
-            "`.cors_reload(..)` of the application builder"
-        } else {
-            "`.provide(..)` of the application builder"
-        };
-        return Err(BuildError::CorsOptionsWithoutCors {
-            given_in: given_in.to_owned(),
-            module: walk.root().name,
-        });
-    }
-    let mut builder = Builder::new(&walk, providers, reload);
+    let application = options::take(&mut providers);
+    let walk = Walk::of(&*root, &inherited, application.as_ref(), reloadable)?;
+    let mut builder = Builder::new(&walk, providers, application, reloadable);
     // Reused from path to path.
     let mut group = Vec::new();
     for routes in Groups::by_path(&walk.routes).iter() {
@@ -77,13 +77,13 @@ pub(crate) fn build<S: Clone + Send + Sync + 'static>(
         group.extend(routes.iter().map(|&i| &walk.routes[i]));
         builder.mount_path(&mut group)?;
     }
-    let (router, mut table) = builder.finish()?;
+    let (router, mut table, plans) = builder.finish()?;
     for warning in &walk.warnings {
         tracing::warn!(target: "cors_axum", "{warning}");
     }
     report_unlisted(&walk);
     table.warnings = walk.warnings;
-    Ok((router, table))
+    Ok((router, table, plans))
 }
 
 /// The routes grouped by path, paths in the order they were first met (fixed for a given

@@ -8,21 +8,23 @@ use std::sync::Arc;
 
 use cors_axum_core::CorsOptions;
 
+use super::options::{self, GivenIn};
 use super::paths::{join_paths, join_route_path, validate_path};
 use crate::controller::{ControllerRef, RouteDef};
+use crate::cors::imported::{Imported, ModuleRecipe};
 use crate::cors::module::CorsImport;
-use crate::cors::plan::{Imported, ModuleRecipe};
 use crate::describe::draft::Describe;
 use crate::error::BuildError;
 use crate::guard::{Guards, NamedGuard};
 use crate::module::{ImportKind, Module, ModuleDefinition, PathLayer};
+use crate::needs::GuardNeed;
 use crate::provider::ProviderBuilder;
-use crate::wiring::GuardNeed;
 
 /// One module, as its routes see it.
 pub(super) struct ModuleScope<S: 'static> {
     pub(super) name: &'static str,
-    /// The module's own providers (`providers_per_rou`).
+    /// The module's own providers (`providers_per_rou`), without its CORS options (in its
+    /// recipe, `cors`).
     pub(super) providers: ProviderBuilder,
     /// How the module spells its providers key (`providers_per_rou` or `providers_per_route`),
     /// for messages.
@@ -44,7 +46,16 @@ pub(super) struct ModuleScope<S: 'static> {
     /// What its CORS is made of; `None` where no `CorsModule` covers it.
     pub(super) cors: Option<Arc<ModuleRecipe>>,
     /// Its controllers, with their providers.
-    pub(super) controllers: Vec<(ControllerRef<S>, Option<ProviderBuilder>)>,
+    pub(super) controllers: Vec<ControllerScope<S>>,
+}
+
+/// One controller of a module, with what it gives its routes.
+pub(super) struct ControllerScope<S: 'static> {
+    pub(super) controller: ControllerRef<S>,
+    /// Its providers (`providers = [..]`), without its CORS options; `None` where it has none.
+    pub(super) providers: Option<ProviderBuilder>,
+    /// Its CORS options (`cors = ..`).
+    pub(super) cors: Option<CorsOptions>,
 }
 
 /// One route, with its full path and where it comes from.
@@ -55,8 +66,11 @@ pub(super) struct Collected<S: 'static> {
     pub(super) module: usize,
     /// Its controller, an index of the module's controllers.
     pub(super) controller: usize,
-    /// Its own providers (`providers = [..]`, `cors = ..`).
+    /// Its own providers (`providers = [..]`), without its CORS options; `None` where it has
+    /// none.
     pub(super) providers: Option<ProviderBuilder>,
+    /// Its own CORS options (`cors = ..`).
+    pub(super) cors: Option<CorsOptions>,
 }
 
 /// What a module declares for its own routes, as the walk records it.
@@ -65,6 +79,14 @@ struct Own<S: 'static> {
     controllers: Vec<ControllerRef<S>>,
     providers: ProviderBuilder,
     providers_key: &'static str,
+}
+
+/// Where a route is declared: its module and its controller (an index and a name each), and
+/// whether a `CorsModule` covers the module.
+struct Owner {
+    module: (usize, &'static str),
+    controller: (usize, &'static str),
+    covered: bool,
 }
 
 /// What a module passes on to the modules it imports.
@@ -134,8 +156,14 @@ pub(super) struct Walk<S: 'static> {
 }
 
 impl<S: Clone + Send + Sync + 'static> Walk<S> {
-    /// Walks `root` and the modules it imports.
-    pub(super) fn of(root: &dyn Module<S>, inherited: &Inherited<S>) -> Result<Self, BuildError> {
+    /// Walks `root` and the modules it imports, under the application's CORS options
+    /// (`application`; `reload` when a reload may replace them).
+    pub(super) fn of(
+        root: &dyn Module<S>,
+        inherited: &Inherited<S>,
+        application: Option<&CorsOptions>,
+        reload: bool,
+    ) -> Result<Self, BuildError> {
         let definition = root.definition();
         let mut walk = Walk {
             modules: Vec::new(),
@@ -145,6 +173,10 @@ impl<S: Clone + Send + Sync + 'static> Walk<S> {
             root_type_name: definition.type_name,
         };
         walk.visit(definition, "", inherited, &mut Vec::new())?;
+        let covered = walk.modules.iter().any(|m| m.cors.is_some());
+        let given_in = GivenIn::Application { reload };
+        let root = walk.root().name;
+        options::check(application, given_in, root, covered, &mut walk.warnings)?;
         Ok(walk)
     }
 
@@ -244,22 +276,28 @@ impl<S: Clone + Send + Sync + 'static> Walk<S> {
         let Own {
             name,
             controllers,
-            providers,
+            mut providers,
             providers_key,
         } = own;
         let index = self.modules.len();
         let covered = scope.cors.is_some();
-        if !covered && providers.get::<CorsOptions>().is_some() {
-            return Err(BuildError::CorsOptionsWithoutCors {
-                given_in: format!("`{providers_key}` of `{name}`"),
-                module: name,
-            });
-        }
-        let mut with_providers = Vec::with_capacity(controllers.len());
+        let provided = options::take(&mut providers);
+        let given_in = GivenIn::Module {
+            module: name,
+            key: providers_key,
+        };
+        options::check(
+            provided.as_ref(),
+            given_in,
+            name,
+            covered,
+            &mut self.warnings,
+        )?;
+        let mut scopes = Vec::with_capacity(controllers.len());
         for (i, controller) in controllers.into_iter().enumerate() {
-            if with_providers
+            if scopes
                 .iter()
-                .any(|(c, _): &(ControllerRef<S>, _)| c.type_id == controller.type_id)
+                .any(|c: &ControllerScope<S>| c.controller.type_id == controller.type_id)
             {
                 return Err(BuildError::DuplicateController {
                     module: name,
@@ -267,26 +305,26 @@ impl<S: Clone + Send + Sync + 'static> Walk<S> {
                 });
             }
             self.listed.insert(controller.type_id);
-            let controller_providers = controller.providers.map(|f| f());
-            let given_in = || format!("`#[controller(..)]` of `{}`", controller.name);
-            self.check_options(name, covered, controller_providers.as_ref(), given_in)?;
+            let (cors, providers) = options::take_own(controller.providers.map(|f| f()));
+            let given_in = GivenIn::Controller {
+                controller: controller.name,
+            };
+            options::check(cors.as_ref(), given_in, name, covered, &mut self.warnings)?;
             for def in controller.routes {
-                let route_providers = def.providers.map(|f| f());
-                let given_in =
-                    || format!("`#[route(..)]` of `{}::{}`", controller.name, def.handler);
-                self.check_options(name, covered, route_providers.as_ref(), given_in)?;
-                self.routes.push(Collected {
-                    path: join_route_path(prefix, def.path)?,
-                    def,
-                    module: index,
-                    controller: i,
-                    providers: route_providers,
-                });
+                let owner = Owner {
+                    module: (index, name),
+                    controller: (i, controller.name),
+                    covered,
+                };
+                self.add_route(prefix, def, owner)?;
             }
-            with_providers.push((controller, controller_providers));
+            scopes.push(ControllerScope {
+                controller,
+                providers,
+                cors,
+            });
         }
         let cors = scope.cors.as_ref().map(|imported| {
-            let provided = providers.get::<CorsOptions>().cloned();
             Arc::new(ModuleRecipe::new(
                 name,
                 providers_key,
@@ -304,36 +342,39 @@ impl<S: Clone + Send + Sync + 'static> Walk<S> {
             guard_docs: scope.guard_docs.clone(),
             listed_in_openapi: scope.listed_in_openapi,
             cors,
-            controllers: with_providers,
+            controllers: scopes,
         });
         Ok(())
     }
 
-    /// Options of a controller or route (`providers`) in module `module`: where no `CorsModule`
-    /// covers it, options are an error and `cors = false` a warning, since they do nothing.
-    fn check_options(
+    /// Records one route of `owner` under `prefix`, its CORS options checked.
+    fn add_route(
         &mut self,
-        module: &'static str,
-        covered: bool,
-        providers: Option<&ProviderBuilder>,
-        given_in: impl FnOnce() -> String,
+        prefix: &str,
+        def: &'static RouteDef<S>,
+        owner: Owner,
     ) -> Result<(), BuildError> {
-        let Some(options) = providers.and_then(ProviderBuilder::get::<CorsOptions>) else {
-            return Ok(());
+        let (cors, providers) = options::take_own(def.providers.map(|f| f()));
+        let given_in = GivenIn::Route {
+            controller: owner.controller.1,
+            handler: def.handler,
         };
-        if covered {
-            return Ok(());
-        }
-        if options.is_enabled() {
-            return Err(BuildError::CorsOptionsWithoutCors {
-                given_in: given_in(),
-                module,
-            });
-        }
-        self.warnings.push(format!(
-            "`cors = false` in {} does nothing: no `CorsModule` covers `{module}`",
-            given_in()
-        ));
+        let (module, module_name) = owner.module;
+        options::check(
+            cors.as_ref(),
+            given_in,
+            module_name,
+            owner.covered,
+            &mut self.warnings,
+        )?;
+        self.routes.push(Collected {
+            path: join_route_path(prefix, def.path)?,
+            def,
+            module,
+            controller: owner.controller.0,
+            providers,
+            cors,
+        });
         Ok(())
     }
 }

@@ -607,6 +607,83 @@ fn cors_options_that_would_do_nothing_are_an_error_naming_the_module_and_the_fix
     );
 }
 
+struct ControllerOptions;
+
+#[controller(cors = CorsOptions::new().origin("https://c.example"))]
+impl ControllerOptions {
+    #[route("GET", "controller-options")]
+    async fn get() -> &'static str {
+        "c"
+    }
+}
+
+rest_root_module! {
+    struct ControllerOptionsWithoutCors { controllers: [ControllerOptions] }
+}
+
+rest_root_module! {
+    struct ModuleSwitchedOffWithoutCors {
+        controllers: [RootGet],
+        providers_per_rou: [ProviderBuilder::new().use_value(CorsOptions::new().enabled(false))],
+    }
+}
+
+/// Options where no `CorsModule` applies are checked once, the same way at every level: an
+/// error naming where they were given and the fix, or, for `cors = false`, a warning.
+#[test]
+fn cors_options_without_cors_module_are_checked_the_same_way_at_every_level() {
+    let fix = "import `CorsModule` into";
+    let err = ControllerOptionsWithoutCors::router().unwrap_err();
+    assert!(
+        matches!(err, BuildError::CorsOptionsWithoutCors { .. }),
+        "{err:?}"
+    );
+    let shown = err.to_string();
+    assert!(
+        shown.starts_with(
+            "CORS options in `#[controller(..)]` of `ControllerOptions` do nothing: no \
+             `CorsModule` covers `ControllerOptionsWithoutCors`"
+        ) && shown.contains(fix),
+        "{shown}"
+    );
+    let reload = cors_axum::cors::CorsReload::new();
+    let err = OnePathTwoModules::builder()
+        .cors_reload(&reload)
+        .router()
+        .unwrap_err();
+    assert!(
+        err.to_string().starts_with(
+            "CORS options in `.cors_reload(..)` of the application builder do nothing: no \
+             `CorsModule` covers `OnePathTwoModules`"
+        ),
+        "{err}"
+    );
+    // `cors = false` does nothing either, at the module's level and the application's: said,
+    // not refused.
+    let routes = ModuleSwitchedOffWithoutCors::routes().unwrap();
+    assert_eq!(
+        routes.warnings(),
+        [
+            "`cors = false` in `providers_per_rou` of `ModuleSwitchedOffWithoutCors` does \
+             nothing: no `CorsModule` covers `ModuleSwitchedOffWithoutCors`"
+        ]
+    );
+    let routes = OnePathTwoModules::builder()
+        .provide(CorsOptions::new().enabled(false))
+        .build()
+        .unwrap()
+        .routes()
+        .warnings()
+        .to_vec();
+    assert_eq!(
+        routes,
+        [
+            "`cors = false` in `.provide(..)` of the application builder does nothing: no \
+             `CorsModule` covers `OnePathTwoModules`"
+        ]
+    );
+}
+
 #[test]
 fn cors_switched_off_where_no_cors_module_applies_is_a_warning_in_the_route_table() {
     let routes = OffWithoutCors::routes().unwrap();

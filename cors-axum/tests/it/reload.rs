@@ -221,6 +221,64 @@ async fn reloads_under_load_give_no_mixed_answers_and_no_errors() {
     assert!(a > 0 && b > 0 && refused > 0, "{a} {b} {refused}");
 }
 
+/// The generation of the plan that answered a preflight from origin A: its max-age.
+async fn generation(router: &Router, path: &str) -> u64 {
+    let answer = send(router, request("OPTIONS", path, &preflight(A))).await;
+    answer
+        .header("access-control-max-age")
+        .unwrap_or_else(|| panic!("{path}: no max-age, {:?}", answer.headers))
+        .parse()
+        .unwrap()
+}
+
+/// A reload swaps the plans of every path at once: while reloads number the plans 1, 2, 3..,
+/// a client asking one path then another never finds the second older than the first (with a
+/// store per path, the second path would lag behind now and then).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reload_swaps_every_paths_plan_at_once() {
+    let reload = CorsReload::new();
+    let numbered = |i: u64| CorsOptions::new().origin(A).max_age(i);
+    let router = App::builder()
+        .provide(numbered(1))
+        .cors_reload(&reload)
+        .router()
+        .unwrap();
+    let running = Arc::new(AtomicBool::new(true));
+    let client = {
+        let (router, running) = (router.clone(), running.clone());
+        tokio::spawn(async move {
+            let (mut last, mut asked) = (0, 0);
+            // Bounded: the reloads end, and then at most 100,000 pairs more.
+            while running.load(Ordering::Relaxed) && asked < 100_000 {
+                // The module's path and the `404` answer, in turn first.
+                let (first, second) = if asked % 2 == 0 {
+                    ("/items", "/nowhere")
+                } else {
+                    ("/nowhere", "/items")
+                };
+                let a = generation(&router, first).await;
+                let b = generation(&router, second).await;
+                assert!(a >= last, "{first} went back from {last} to {a}");
+                assert!(b >= a, "{first} had plan {a}, then {second} the older {b}");
+                (last, asked) = (b, asked + 1);
+            }
+            (last, asked)
+        })
+    };
+    let reloader = tokio::task::spawn_blocking(move || {
+        for i in 2..=2_000 {
+            reload.reload(numbered(i)).unwrap();
+        }
+    });
+    reloader.await.unwrap();
+    running.store(false, Ordering::Relaxed);
+    let (last, asked) = client.await.unwrap();
+    eprintln!("{asked} pairs of requests during 2,000 reloads, last plan seen {last}");
+    assert!(asked > 0);
+    assert_eq!(generation(&router, "/items").await, 2_000);
+    assert_eq!(generation(&router, "/nowhere").await, 2_000);
+}
+
 const EVIL: &str = "https://evil.example";
 
 /// A cross-site `PUT` (unsafe) from `origin`, as a browser sends it.

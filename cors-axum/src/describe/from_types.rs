@@ -1,5 +1,5 @@
 //! What a route's types say for its operation, found at compile time with the probes of
-//! [`wiring`](crate::wiring): `#[controller]` writes `(&&&&&Probe::<Type>::new())
+//! [`needs`](crate::needs): `#[controller]` writes `(&&&&&Probe::<Type>::new())
 //! .describe_argument(draft)` for each argument, `(&&&Probe::<Type>::new())
 //! .describe_output(draft)` for the result and `(&&Probe::<Type>::new()).declare_scheme(draft)`
 //! for each guard. Method
@@ -24,7 +24,7 @@
 //! implements [`GuardSecurity`](crate::openapi::GuardSecurity) adds its scheme.
 
 use super::draft::OperationDraft;
-use crate::wiring::Probe;
+use crate::needs::Probe;
 
 #[cfg(feature = "openapi")]
 use axum::Json;

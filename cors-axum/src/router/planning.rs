@@ -1,0 +1,161 @@
+//! Plan orchestration: each path's plan asked of its module's planner (made once per module),
+//! read from where a reload can swap it when the application is reloadable, and the plan of
+//! the answer to unknown paths.
+
+use std::sync::Arc;
+
+use cors_axum_core::CorsOptions;
+use http::Method;
+use rustc_hash::FxHashMap;
+
+use super::checks::controller_of;
+use super::reloadable::ReloadablePlans;
+use super::scope::Scopes;
+use super::walk::{Collected, Walk};
+use crate::cors::imported::ModuleRecipe;
+use crate::cors::planner::{ApplicationLevel, ModulePlanner, RouteOptions};
+use crate::cors::reload::{ReloadPath, Reloadable};
+use crate::cors::source::PlanSource;
+use crate::error::BuildError;
+use crate::provider::ProviderScope;
+use crate::table::CorsCoverage;
+
+/// A path's plan, as mounting needs it.
+pub(super) struct Planned {
+    pub(super) source: PlanSource,
+    /// Whether CORS is on for any route of the path (or may be, after a reload).
+    pub(super) has_cors: bool,
+}
+
+/// The plans of an application's paths, being made.
+pub(super) struct Planning {
+    /// The application's options (`.provide(..)` of its builder).
+    application: Option<CorsOptions>,
+    /// By module index.
+    planners: FxHashMap<usize, ModulePlanner>,
+    /// Where the application is reloadable.
+    reloadable: Option<ReloadablePlans>,
+}
+
+impl Planning {
+    pub(super) fn new(application: Option<CorsOptions>, reloadable: bool) -> Self {
+        Self {
+            application,
+            planners: FxHashMap::default(),
+            reloadable: reloadable.then(ReloadablePlans::default),
+        }
+    }
+
+    /// The plan of a path, with how each of its routes is covered; no plan where no
+    /// `CorsModule` covers it, or where the plan does nothing for good (not reloadable).
+    pub(super) fn plan<S>(
+        &mut self,
+        (walk, scopes): (&Walk<S>, &mut Scopes),
+        path: &Arc<str>,
+        methods: &[Method],
+        group: &[&Collected<S>],
+    ) -> Result<(Option<Planned>, Vec<CorsCoverage>), BuildError> {
+        let index = group[0].module;
+        if walk.modules[index].cors.is_none() {
+            return Ok((None, vec![CorsCoverage::None; group.len()]));
+        }
+        let routes: Vec<RouteOptions> = group
+            .iter()
+            .map(|route| {
+                let controller = controller_of(walk, route);
+                RouteOptions {
+                    method: route.def.method.clone(),
+                    controller: controller.controller.name,
+                    handler: route.def.handler,
+                    controller_options: controller.cors.clone(),
+                    route_options: route.cors.clone(),
+                }
+            })
+            .collect();
+        let planner = self.planner((walk, &mut *scopes), index)?;
+        let (plan, coverage) = planner.path(path, methods, &routes)?;
+        let Some(reloadable) = &mut self.reloadable else {
+            if plan.is_inert() {
+                return Ok((None, coverage));
+            }
+            let has_cors = plan.has_cors();
+            let source = PlanSource::Static(plan);
+            return Ok((Some(Planned { source, has_cors }), coverage));
+        };
+        let (source, place) = reloadable.place(plan);
+        let module = reloadable.module(index, || recipe((walk, scopes), index));
+        module.paths.push(ReloadPath {
+            index: place,
+            path: path.clone(),
+            methods: methods.to_vec(),
+            routes,
+        });
+        // Off now, CORS may be on after a reload.
+        let has_cors = true;
+        Ok((Some(Planned { source, has_cors }), coverage))
+    }
+
+    /// The coverage of the generated `OPTIONS` route of a path of module `index`, which has a
+    /// planner by then.
+    pub(super) fn module_coverage(&self, index: usize) -> CorsCoverage {
+        self.planners[&index].module_coverage()
+    }
+
+    /// Where the answer to unknown paths reads its plan, the root module's; `None` where no
+    /// `CorsModule` covers the root, or the plan does nothing for good.
+    pub(super) fn unknown_path<S>(
+        &mut self,
+        (walk, scopes): (&Walk<S>, &mut Scopes),
+    ) -> Result<Option<PlanSource>, BuildError> {
+        if walk.modules[0].cors.is_none() {
+            return Ok(None);
+        }
+        let planner = self.planner((walk, &mut *scopes), 0)?;
+        let plan = Arc::new(planner.unknown_path()?);
+        let Some(reloadable) = &mut self.reloadable else {
+            return Ok((!plan.is_inert()).then_some(PlanSource::Static(plan)));
+        };
+        let (source, place) = reloadable.place(plan);
+        reloadable
+            .module(0, || recipe((walk, scopes), 0))
+            .unknown_path = Some(place);
+        Ok(Some(source))
+    }
+
+    /// The table of plans a reload swaps, where the application is reloadable.
+    pub(super) fn into_reloadable(self) -> Option<Reloadable> {
+        let in_force = self.application.unwrap_or_default();
+        self.reloadable.map(|plans| plans.finish(in_force))
+    }
+
+    /// The planner of module `index`'s paths, made once.
+    fn planner<S>(
+        &mut self,
+        (walk, scopes): (&Walk<S>, &mut Scopes),
+        index: usize,
+    ) -> Result<&mut ModulePlanner, BuildError> {
+        if !self.planners.contains_key(&index) {
+            let (recipe, values) = recipe((walk, scopes), index);
+            let application = ApplicationLevel {
+                options: self.application.as_ref(),
+                given_in: "`.provide(..)` of the application builder",
+            };
+            let planner = ModulePlanner::new(recipe, &application, values)?;
+            self.planners.insert(index, planner);
+        }
+        Ok(self.planners.get_mut(&index).expect("inserted above"))
+    }
+}
+
+/// What module `index`'s plans are made of, and the values its origin decisions may take: the
+/// application's providers and the module's own, as its routes see them.
+fn recipe<S>(
+    (walk, scopes): (&Walk<S>, &mut Scopes),
+    index: usize,
+) -> (Arc<ModuleRecipe>, ProviderScope) {
+    let recipe = walk.modules[index]
+        .cors
+        .clone()
+        .expect("plans are made for a module under CORS");
+    (recipe, scopes.module(walk, index).unwrap_or_default())
+}
