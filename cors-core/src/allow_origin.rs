@@ -9,12 +9,9 @@ use std::time::Duration;
 
 use http::{HeaderMap, HeaderName, HeaderValue, Method, Uri};
 
-use crate::origin::{
-    ConfiguredOrigin, InSet, NotAnOrigin, OriginSet, parse_configured, parse_request,
-};
-use crate::origin_error::origin_error;
+use crate::origin::{InSet, NotAnOrigin, OriginSet, parse_configured, parse_request};
+use crate::origin_error::{CredentialsToInsecure, OriginChecks, origin_error};
 use crate::origin_set::{DynamicOrigins, SetRef, unbound_set};
-use crate::public_suffix::{self, OwnedSuffixes};
 
 use crate::request::OriginAnswer;
 use crate::{CorsConfigError, CorsRequest, Refusal};
@@ -567,71 +564,6 @@ fn compile_set(
     Ok(set)
 }
 
-/// What else decides whether a configured origin may be allowed: other options.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct OriginChecks<'a> {
-    /// [`CorsOptions::allow_null_origin`](crate::CorsOptions::allow_null_origin).
-    pub(crate) allow_null: bool,
-    /// [`CorsOptions::owned_public_suffixes`](crate::CorsOptions::owned_public_suffixes).
-    pub(crate) owned_suffixes: &'a OwnedSuffixes,
-    /// Whether plain-HTTP origins may be allowed, given the credentials option.
-    pub(crate) credentials_to_insecure: CredentialsToInsecure,
-}
-
-/// Whether a plain-HTTP origin that is not loopback may be allowed, given
-/// [`CorsOptions::credentials`](crate::CorsOptions::credentials) and
-/// [`CorsOptions::dangerously_allow_insecure_origins`](crate::CorsOptions::dangerously_allow_insecure_origins).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum CredentialsToInsecure {
-    /// No credentials: nothing to protect.
-    NoCredentials,
-    /// Credentials, and plain-HTTP origins refused.
-    Refused,
-    /// Credentials, and plain-HTTP origins allowed deliberately.
-    Tolerated,
-}
-
-impl OriginChecks<'_> {
-    /// Refuses a plain-HTTP origin with credentials unless tolerated, and a pattern over a
-    /// public suffix that the user does not own.
-    fn check(&self, origin: &str, configured: &ConfiguredOrigin) -> Result<(), CorsConfigError> {
-        if self.credentials_to_insecure == CredentialsToInsecure::Refused
-            && configured.is_insecure()
-        {
-            return Err(insecure_error(origin));
-        }
-        let ConfiguredOrigin::Pattern(pattern) = configured else {
-            return Ok(());
-        };
-        let refused = pattern
-            .subdomains_of()
-            .and_then(|domain| public_suffix::refused_pattern(origin, domain, self.owned_suffixes));
-        match refused {
-            Some(message) => Err(CorsConfigError::new("origin", Some(origin), message)),
-            None => Ok(()),
-        }
-    }
-}
-
-fn insecure_error(origin: &str) -> CorsConfigError {
-    let secure = match origin.get(..7) {
-        Some(scheme) if scheme.eq_ignore_ascii_case("http://") => {
-            format!("https://{}", &origin[7..])
-        }
-        _ => origin.to_owned(),
-    };
-    CorsConfigError::new(
-        "origin",
-        Some(origin),
-        format!(
-            "`{origin}` is plain HTTP and `credentials(true)` shares credentialed responses with it: a \
-             network attacker can impersonate a plain-HTTP origin and read them. Allow `{secure}` \
-             instead (plain HTTP is accepted on loopback: `localhost`, `*.localhost`, `127.0.0.0/8`, \
-             `[::1]`), or accept the risk with `dangerously_allow_insecure_origins(true)`"
-        ),
-    )
-}
-
 fn null_error() -> CorsConfigError {
     CorsConfigError::new(
         "origin",
@@ -902,6 +834,7 @@ impl fmt::Debug for CompiledOrigin {
 mod tests {
     use super::*;
     use crate::origin_error::suggested_origin;
+    use crate::public_suffix::OwnedSuffixes;
 
     fn checks(allow_null: bool) -> OriginChecks<'static> {
         static NONE_OWNED: OwnedSuffixes = OwnedSuffixes::NONE;

@@ -21,7 +21,8 @@ use crate::origin::{
     ConfiguredOrigin, InSet, MAX_ORIGIN_LEN, NotAnOrigin, OriginPattern, OriginSet as ListSet,
     parse_configured, parse_request,
 };
-use crate::public_suffix::{self, OwnedSuffixes};
+use crate::origin_error::{CredentialsToInsecure, OriginChecks, origin_error};
+use crate::public_suffix::OwnedSuffixes;
 
 /// Changes kept beside the compact table before it is rebuilt with them.
 const OVERLAY_MAX: usize = 4096;
@@ -295,20 +296,19 @@ fn entry(origin: &str) -> Result<Entry, CorsConfigError> {
             ),
         ));
     }
-    let configured =
-        parse_configured(origin).map_err(|e| crate::origin_error::origin_error(origin, e))?;
+    let configured = parse_configured(origin).map_err(|e| origin_error(origin, e))?;
+    // The checks of a list's entries; plain HTTP is recorded rather than refused, since whether
+    // credentials go with the set is the options' matter, decided per request.
+    let checks = OriginChecks {
+        allow_null: false,
+        owned_suffixes: &OwnedSuffixes::default(),
+        credentials_to_insecure: CredentialsToInsecure::NoCredentials,
+    };
+    checks.check(origin, &configured)?;
     let insecure = configured.is_insecure();
     Ok(match configured {
         ConfiguredOrigin::Exact(bytes) => Entry::Exact(bytes, insecure),
-        ConfiguredOrigin::Pattern(pattern) => {
-            let refused = pattern.subdomains_of().and_then(|domain| {
-                public_suffix::refused_pattern(origin, domain, &OwnedSuffixes::default())
-            });
-            if let Some(message) = refused {
-                return Err(CorsConfigError::new("origin", Some(origin), message));
-            }
-            Entry::Pattern(pattern, insecure)
-        }
+        ConfiguredOrigin::Pattern(pattern) => Entry::Pattern(pattern, insecure),
     })
 }
 

@@ -6,9 +6,8 @@ use http::{HeaderName, HeaderValue, Method, StatusCode};
 
 use crate::actual::{ActualDecision, Verdict};
 use crate::allow_methods::CompiledMethods;
-use crate::allow_origin::{
-    CompiledOrigin, CredentialsToInsecure, OriginChecks, OriginLookup, OriginRule,
-};
+use crate::allow_origin::{CompiledOrigin, OriginLookup, OriginRule};
+use crate::origin_error::{CredentialsToInsecure, OriginChecks};
 use crate::preflight::{PreflightAnswer, PreflightDecision, PreflightGrant, PreflightParts};
 use crate::public_suffix::OwnedSuffixes;
 use crate::request::Lines;
