@@ -10,9 +10,10 @@ use std::any::TypeId;
 use std::hint::black_box;
 
 use axum::Router;
-use axum::routing::{MethodRouter, get, options};
+use axum::routing::{MethodFilter, MethodRouter, get, options};
 use cors_axum::__private::{
-    ControllerRef, ModuleDefinition, Needs, RouteDef, RouteDoc, RouteSetup,
+    ControllerRef, ModuleDefinition, Needs, RouteDef, RouteDoc, RouteSetup, RouteSlot,
+    route_in_slot,
 };
 use cors_axum::app::Module;
 use cors_axum::{Application, CorsModule};
@@ -55,12 +56,24 @@ async fn handler() -> &'static str {
     "ok"
 }
 
+/// The slot of a route, as `#[route]` writes one; here every path's `GET` shares one, and so does
+/// every `POST`: the first path keeps its setup there, the others beside their handlers.
+macro_rules! slot {
+    () => {{
+        fn slot() -> &'static RouteSlot {
+            static SLOT: RouteSlot = RouteSlot::new();
+            &SLOT
+        }
+        slot
+    }};
+}
+
 fn get_route(into: MethodRouter, setup: RouteSetup<()>) -> MethodRouter {
-    cors_axum::__private::route_into(into, axum::routing::MethodFilter::GET, handler, setup)
+    route_in_slot(into, MethodFilter::GET, handler, slot!(), setup)
 }
 
 fn post_route(into: MethodRouter, setup: RouteSetup<()>) -> MethodRouter {
-    cors_axum::__private::route_into(into, axum::routing::MethodFilter::POST, handler, setup)
+    route_in_slot(into, MethodFilter::POST, handler, slot!(), setup)
 }
 
 fn no_needs(_: &mut Needs) {}

@@ -7,11 +7,12 @@
 //! route, controller or module level, CORS must wrap them, so the builder puts it in a layer
 //! around them instead.
 
+use std::any::Any;
 use std::convert::Infallible;
 use std::future::Future;
 use std::marker::PhantomData;
 use std::pin::Pin;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::task::{Context, Poll};
 
 use axum::body::Body;
@@ -20,9 +21,12 @@ use axum::handler::Handler;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{MethodFilter, MethodRouter};
 use http::StatusCode;
+use tower_layer::Layer;
+use tower_service::Service;
 
-use crate::cors::ResponseFuture;
+use crate::cors::answer::FixedAnswer;
 use crate::cors::respond::{Downstream, PathCors, PreflightPassedOn};
+use crate::cors::{CorsLayer, ResponseFuture};
 use crate::guard::{Guards, NamedGuard};
 use crate::provider::{MissingInjection, ProviderScope};
 use crate::unwind::CatchUnwind;
@@ -36,6 +40,9 @@ pub struct RouteSetup<S> {
     pub(crate) cors: Option<PathCors>,
     /// The providers the route sees.
     pub(crate) scope: Option<ProviderScope>,
+    /// The answer of the path's generated `OPTIONS` route, when this route adds it: the route
+    /// whose setup holds the path's CORS serves the path's preflights too.
+    pub(crate) options: Option<FixedAnswer>,
 }
 
 /// The method router of one route: `handler` for `filter`, with the route's setup.
@@ -50,8 +57,7 @@ where
 }
 
 /// Adds `handler` for `filter`, with the route's setup, to the method router of its path.
-#[doc(hidden)]
-pub fn route_into<H, T, S>(
+pub(crate) fn route_into<H, T, S>(
     router: MethodRouter<S>,
     filter: MethodFilter,
     handler: H,
@@ -62,25 +68,121 @@ where
     T: 'static,
     S: Clone + Send + Sync + 'static,
 {
-    let RouteSetup {
-        guards,
-        cors,
-        scope,
-    } = setup;
-    if guards.is_empty() && cors.is_none() && scope.is_none() {
+    let Some(mut setup) = Setup::of(setup) else {
         return router.on(filter, handler);
-    }
+    };
+    let router = with_options(router, &mut setup);
     router.on(
         filter,
         Wrapped {
             inner: handler,
-            setup: Arc::new(Setup {
-                guards,
-                cors,
-                scope,
-            }),
+            setup: Arc::new(setup),
         },
     )
+}
+
+/// [`route_into`] for a route that has a [`RouteSlot`] of its own, `slot`: the first router
+/// that mounts the route keeps the setup there, and its handler is then zero-sized.
+#[doc(hidden)]
+pub fn route_in_slot<H, T, S, K>(
+    router: MethodRouter<S>,
+    filter: MethodFilter,
+    handler: H,
+    slot: K,
+    setup: RouteSetup<S>,
+) -> MethodRouter<S>
+where
+    H: Handler<T, S>,
+    T: 'static,
+    S: Clone + Send + Sync + 'static,
+    K: Fn() -> &'static RouteSlot + Copy + Send + Sync + 'static,
+{
+    let Some(setup) = Setup::of(setup) else {
+        return router.on(filter, handler);
+    };
+    let answers_options = setup.options.is_some();
+    // A route that sees providers keeps them beside its handler: a slot is never given back,
+    // and providers (a database pool, say) must go when their router does.
+    let claimed = match setup.scope {
+        None => slot().claim(setup),
+        Some(_) => Err(setup),
+    };
+    match claimed {
+        Ok(()) => {
+            let router = if answers_options {
+                let options = OptionsInSlot {
+                    slot,
+                    state: PhantomData::<fn() -> S>,
+                };
+                router.on_service(MethodFilter::OPTIONS, options)
+            } else {
+                router
+            };
+            router.on(
+                filter,
+                InSlot {
+                    inner: handler,
+                    slot,
+                    state: PhantomData,
+                },
+            )
+        }
+        Err(mut setup) => with_options(router, &mut setup).on(
+            filter,
+            Wrapped {
+                inner: handler,
+                setup: Arc::new(setup),
+            },
+        ),
+    }
+}
+
+/// `router` with the path's generated `OPTIONS` route, if `setup` has it, as a service of its
+/// own beside the handler.
+fn with_options<S>(router: MethodRouter<S>, setup: &mut Setup<S>) -> MethodRouter<S>
+where
+    S: Clone + Send + Sync + 'static,
+{
+    match (setup.options.take(), &setup.cors) {
+        (Some(options), Some(cors)) => router.on_service(
+            MethodFilter::OPTIONS,
+            CorsLayer::for_path(cors.clone()).layer(options),
+        ),
+        _ => router,
+    }
+}
+
+/// Where one route keeps its setup for the first router that mounts it, so that its handler
+/// can be zero-sized: axum copies a route's handler into a new box for every request, which
+/// allocates unless the handler has no size. `#[route]` writes one per route, in a `static`.
+///
+/// The first mount takes the slot for as long as the process runs; a later one (another
+/// router, another path, another state) finds it taken and keeps its setup with its handler,
+/// behind a reference count. A slot is never given back, so a handler reading it always reads
+/// the setup of the router that made it. What a slot keeps past its router is the route's
+/// guards (functions) and its path's CORS plan; a route that sees providers is never put in a
+/// slot, so that they are dropped with their router.
+#[doc(hidden)]
+pub struct RouteSlot(OnceLock<Box<dyn Any + Send + Sync>>);
+
+impl RouteSlot {
+    /// An empty slot.
+    #[allow(clippy::new_without_default)] // Used in `static`s, where `Default` cannot be.
+    pub const fn new() -> Self {
+        Self(OnceLock::new())
+    }
+
+    /// Keeps `setup` here if the slot is free, else gives it back.
+    fn claim<S: 'static>(&'static self, setup: Setup<S>) -> Result<(), Setup<S>> {
+        let mut pending = Some(setup);
+        self.0.get_or_init(|| Box::new(pending.take()));
+        pending.map_or(Ok(()), Err)
+    }
+
+    /// The setup kept here, for state `S`.
+    fn setup<S: 'static>(&'static self) -> Option<&'static Setup<S>> {
+        self.0.get()?.downcast_ref::<Option<Setup<S>>>()?.as_ref()
+    }
 }
 
 /// A user's handler with the route's providers, CORS and guards.
@@ -90,11 +192,70 @@ struct Wrapped<H, S> {
     setup: Arc<Setup<S>>,
 }
 
+/// A user's handler whose setup is in its route's [`RouteSlot`]: as large as the handler, so
+/// nothing at all for a function.
+struct InSlot<H, K, S> {
+    inner: H,
+    slot: K,
+    state: PhantomData<fn() -> S>,
+}
+
 /// What [`Wrapped`] adds to the user's handler.
 struct Setup<S> {
     guards: Guards<S>,
     cors: Option<PathCors>,
     scope: Option<ProviderScope>,
+    /// The answer of the path's `OPTIONS` route, which [`OptionsInSlot`] gives.
+    options: Option<FixedAnswer>,
+}
+
+impl<S> Setup<S> {
+    /// What `setup` adds to a handler, if anything.
+    fn of(setup: RouteSetup<S>) -> Option<Self> {
+        let RouteSetup {
+            guards,
+            cors,
+            scope,
+            options,
+        } = setup;
+        if guards.is_empty() && cors.is_none() && scope.is_none() {
+            return None;
+        }
+        let options = options.filter(|_| cors.is_some());
+        Some(Self {
+            guards,
+            cors,
+            scope,
+            options,
+        })
+    }
+
+    /// Calls `inner` with `request` as this setup says.
+    #[inline]
+    fn call<H, T>(&self, inner: H, mut request: Request, state: S) -> WrappedFuture<H::Future>
+    where
+        H: Handler<T, S>,
+        T: 'static,
+        S: Clone + Send + Sync + 'static,
+    {
+        if let Some(scope) = &self.scope {
+            request.extensions_mut().insert(scope.clone());
+        }
+        let call = Guarded {
+            inner,
+            state,
+            guards: (!self.guards.is_empty()).then(|| self.guards.clone()),
+            handler: PhantomData,
+        };
+        match &self.cors {
+            None => WrappedFuture::Plain {
+                future: call.call(request),
+            },
+            Some(cors) => WrappedFuture::Cors {
+                future: cors.respond(request, call),
+            },
+        }
+    }
 }
 
 impl<H: Clone, S> Clone for Wrapped<H, S> {
@@ -102,6 +263,16 @@ impl<H: Clone, S> Clone for Wrapped<H, S> {
         Self {
             inner: self.inner.clone(),
             setup: Arc::clone(&self.setup),
+        }
+    }
+}
+
+impl<H: Clone, K: Copy, S> Clone for InSlot<H, K, S> {
+    fn clone(&self) -> Self {
+        Self {
+            inner: self.inner.clone(),
+            slot: self.slot,
+            state: PhantomData,
         }
     }
 }
@@ -114,25 +285,81 @@ where
 {
     type Future = WrappedFuture<H::Future>;
 
-    fn call(self, mut request: Request, state: S) -> Self::Future {
-        let Wrapped { inner, setup } = self;
-        if let Some(scope) = &setup.scope {
-            request.extensions_mut().insert(scope.clone());
+    fn call(self, request: Request, state: S) -> Self::Future {
+        self.setup.call(self.inner, request, state)
+    }
+}
+
+impl<H, T, S, K> Handler<T, S> for InSlot<H, K, S>
+where
+    H: Handler<T, S>,
+    T: 'static,
+    S: Clone + Send + Sync + 'static,
+    K: Fn() -> &'static RouteSlot + Copy + Send + Sync + 'static,
+{
+    type Future = WrappedFuture<H::Future>;
+
+    fn call(self, request: Request, state: S) -> Self::Future {
+        match (self.slot)().setup::<S>() {
+            Some(setup) => setup.call(self.inner, request, state),
+            // Only a handler made by `route_in_slot`, after the slot took its setup, exists.
+            None => WrappedFuture::Unreachable,
         }
-        let call = Guarded {
-            inner,
-            state,
-            guards: (!setup.guards.is_empty()).then(|| setup.guards.clone()),
-            handler: PhantomData,
-        };
-        match &setup.cors {
-            None => WrappedFuture::Plain {
-                future: call.call(request),
-            },
-            Some(cors) => WrappedFuture::Cors {
-                future: cors.respond(request, call),
-            },
+    }
+}
+
+/// The path's generated `OPTIONS` route, answered from the [`RouteSlot`] of a route of the
+/// path: zero-sized, like that route's handler.
+struct OptionsInSlot<K, S> {
+    slot: K,
+    state: PhantomData<fn() -> S>,
+}
+
+impl<K: Copy, S> Clone for OptionsInSlot<K, S> {
+    fn clone(&self) -> Self {
+        Self {
+            slot: self.slot,
+            state: PhantomData,
         }
+    }
+}
+
+impl<K, S> Service<Request> for OptionsInSlot<K, S>
+where
+    K: Fn() -> &'static RouteSlot,
+    S: 'static,
+{
+    type Response = Response;
+    type Error = Infallible;
+    type Future = ResponseFuture<std::future::Ready<Result<Response, Infallible>>>;
+
+    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: Request) -> Self::Future {
+        let setup = (self.slot)().setup::<S>();
+        match setup.and_then(|setup| Some((setup.cors.as_ref()?, setup.options.as_ref()?))) {
+            Some((cors, options)) => cors.respond(request, OptionsAnswer(options)),
+            // Only a route whose slot holds the path's CORS and answer adds this service.
+            None => ResponseFuture::ready(StatusCode::INTERNAL_SERVER_ERROR.into_response()),
+        }
+    }
+}
+
+/// The generated `OPTIONS` answer, borrowed from the slot, as CORS hands a request on to it.
+struct OptionsAnswer(&'static FixedAnswer);
+
+impl Downstream<Body> for OptionsAnswer {
+    type Future = std::future::Ready<Result<Response, Infallible>>;
+    type Owned = Self;
+
+    fn call(self, _: Request) -> Self::Future {
+        self.0.answer()
+    }
+
+    fn into_owned(self) -> Self {
+        self
     }
 }
 
@@ -286,6 +513,7 @@ pin_project_lite::pin_project! {
             #[pin]
             future: ResponseFuture<GuardedFuture<F>>,
         },
+        Unreachable,
     }
 }
 
@@ -296,6 +524,9 @@ impl<F: Future<Output = Response>> Future for WrappedFuture<F> {
         let result = match self.project() {
             WrappedProj::Plain { future } => future.poll(cx),
             WrappedProj::Cors { future } => future.poll(cx),
+            WrappedProj::Unreachable => {
+                return Poll::Ready(StatusCode::INTERNAL_SERVER_ERROR.into_response());
+            }
         };
         result.map(|result| match result {
             Ok(response) => response,

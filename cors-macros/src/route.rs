@@ -366,7 +366,13 @@ impl RouteLayers {
         let filter = format_ident!("{}", method);
         let filter = quote!(#private::axum::routing::MethodFilter::#filter);
         if !self.any() {
-            return quote!(#private::route_into(__into, #filter, #route, __setup));
+            return quote!({
+                fn __cors_slot() -> &'static #private::RouteSlot {
+                    static SLOT: #private::RouteSlot = #private::RouteSlot::new();
+                    &SLOT
+                }
+                #private::route_in_slot(__into, #filter, #route, __cors_slot, __setup)
+            });
         }
         let RouteLayers {
             route: route_layers,

@@ -52,6 +52,13 @@ impl<B> tower_service::Service<Request<B>> for FixedAnswer {
     }
 
     fn call(&mut self, _: Request<B>) -> Self::Future {
+        self.answer()
+    }
+}
+
+impl FixedAnswer {
+    /// The answer, whatever the request.
+    pub(crate) fn answer(&self) -> std::future::Ready<Result<Response, Infallible>> {
         let mut response = Response::new(Body::empty());
         *response.status_mut() = self.status;
         if let Some(allow) = &self.allow {

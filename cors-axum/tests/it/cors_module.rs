@@ -587,3 +587,51 @@ async fn cors_service_without_cors_handling_is_a_clear_500() {
     let answer = send(&router, request("GET", "/", &[])).await;
     assert_eq!(answer.status, StatusCode::INTERNAL_SERVER_ERROR);
 }
+
+// ---- One controller in several routers ------------------------------------------------------
+
+/// Mounted only by the test below, so that its first router is the first mount in the process.
+struct Shared;
+
+#[controller("shared")]
+impl Shared {
+    #[route("GET")]
+    async fn read() -> &'static str {
+        "shared"
+    }
+}
+
+rest_root_module! {
+    struct SharedModule {
+        imports: [CorsModule],
+        controllers: [Shared],
+    }
+}
+
+fn shared_router(origin: &str) -> axum::Router {
+    SharedModule::builder()
+        .provide(CorsOptions::new().origin(origin.to_owned()))
+        .router()
+        .unwrap()
+}
+
+/// The first router keeps a route's setup in the route's own slot and the later ones beside
+/// their handlers: each answers with its own options, whichever was built first, and a
+/// dropped router leaves the others as they were.
+#[tokio::test]
+async fn routers_sharing_a_controller_each_answer_with_their_own_options() {
+    const FIRST: &str = "https://first.example.com";
+    const SECOND: &str = "https://second.example.com";
+    let first = shared_router(FIRST);
+    let second = shared_router(SECOND);
+    let third = shared_router(FIRST);
+    drop(third);
+    for (router, own, other) in [(&first, FIRST, SECOND), (&second, SECOND, FIRST)] {
+        let allowed = send(router, request("GET", "/shared", &[("origin", own)])).await;
+        assert_eq!(allowed.status, StatusCode::OK);
+        assert_eq!(allowed.body, "shared");
+        assert_eq!(allowed.header("access-control-allow-origin"), Some(own));
+        let refused = send(router, request("GET", "/shared", &[("origin", other)])).await;
+        assert_eq!(refused.header("access-control-allow-origin"), None, "{own}");
+    }
+}
