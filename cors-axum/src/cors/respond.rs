@@ -127,7 +127,7 @@ impl PathCors {
 
     /// Answers `request` as the path's plan says, handing it on to `downstream` unless it is a
     /// preflight.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn respond<B, D>(
         &self,
         request: Request<B>,
@@ -175,7 +175,7 @@ impl PathCors {
     }
 
     /// Hands `request` on as `handling` says.
-    #[inline]
+    #[inline(always)]
     fn proceed<B, D: Downstream<B>>(
         &self,
         mut request: Request<B>,
