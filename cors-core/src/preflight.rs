@@ -134,13 +134,24 @@ impl PreflightAnswer {
             origin: parts.reflects_origin.then(|| placeholder.clone()),
             method: parts.mirrors_method.then(|| placeholder.clone()),
             headers: if parts.headers.echoes_request() {
-                HeadersGrant::Echo(placeholder)
+                HeadersGrant::Echo(placeholder.clone())
             } else {
                 HeadersGrant::List
             },
             private_network: parts.private_network,
         };
+        // The values that depend on the request first, so that `set_prebuilt` finds them in
+        // a step or two; inserting them again below keeps their places.
         let mut map = HeaderMap::new();
+        for (name, placed) in [
+            (ACCESS_CONTROL_ALLOW_ORIGIN, grant.origin.is_some()),
+            (ACCESS_CONTROL_ALLOW_HEADERS, parts.headers.echoes_request()),
+            (ACCESS_CONTROL_ALLOW_METHODS, grant.method.is_some()),
+        ] {
+            if placed {
+                map.insert(name, placeholder.clone());
+            }
+        }
         self.insert_granted(grant, &mut map);
         map
     }
@@ -273,10 +284,10 @@ impl<'a> PreflightDecision<'a> {
     }
 }
 
-/// Replaces a placeholder of the prebuilt preflight headers. They are a handful, so a look
-/// through them costs less than hashing the name.
+/// Replaces a placeholder of the prebuilt preflight headers. They come first (see
+/// `PreflightAnswer::prebuild`), so a look through them costs less than hashing the name.
 fn set_prebuilt(map: &mut HeaderMap, name: HeaderName, value: HeaderValue) {
-    if let Some((_, slot)) = map.iter_mut().find(|(n, _)| **n == name) {
+    if let Some((_, slot)) = map.iter_mut().take(3).find(|(n, _)| **n == name) {
         *slot = value;
     } else {
         map.insert(name, value);
