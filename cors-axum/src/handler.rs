@@ -82,7 +82,8 @@ where
 }
 
 /// [`route_into`] for a route that has a [`RouteSlot`] of its own, `slot`: the first router
-/// that mounts the route keeps the setup there, and its handler is then zero-sized.
+/// that mounts the route keeps the handler and its setup there, and the route's service is
+/// then zero-sized.
 #[doc(hidden)]
 pub fn route_in_slot<H, T, S, K>(
     router: MethodRouter<S>,
@@ -104,15 +105,15 @@ where
     // A route that sees providers keeps them beside its handler: a slot is never given back,
     // and providers (a database pool, say) must go when their router does.
     let claimed = match setup.scope {
-        None => slot().claim(setup),
-        Some(_) => Err(setup),
+        None => slot().claim(Kept { setup, handler }),
+        Some(_) => Err(Kept { setup, handler }),
     };
     match claimed {
         Ok(()) => {
             let router = if answers_options {
-                let options = OptionsInSlot {
+                let options = OptionsInSlot::<K, H, S> {
                     slot,
-                    state: PhantomData::<fn() -> S>,
+                    kept: PhantomData,
                 };
                 router.on_service(MethodFilter::OPTIONS, options)
             } else {
@@ -120,14 +121,13 @@ where
             };
             router.on(
                 filter,
-                InSlot {
-                    inner: handler,
+                InSlot::<K, H, S> {
                     slot,
-                    state: PhantomData,
+                    kept: PhantomData,
                 },
             )
         }
-        Err(mut setup) => with_options(router, &mut setup).on(
+        Err(Kept { mut setup, handler }) => with_options(router, &mut setup).on(
             filter,
             Wrapped {
                 inner: handler,
@@ -152,16 +152,18 @@ where
     }
 }
 
-/// Where one route keeps its setup for the first router that mounts it, so that its handler
-/// can be zero-sized: axum copies a route's handler into a new box for every request, which
-/// allocates unless the handler has no size. `#[route]` writes one per route, in a `static`.
+/// Where one route keeps its handler and setup for the first router that mounts it, so that
+/// the route's service can be zero-sized: axum copies a route's service into a new box for
+/// every request, which allocates unless the service has no size. `#[route]` writes one per
+/// route, in a `static`.
 ///
 /// The first mount takes the slot for as long as the process runs; a later one (another
 /// router, another path, another state) finds it taken and keeps its setup with its handler,
-/// behind a reference count. A slot is never given back, so a handler reading it always reads
-/// the setup of the router that made it. What a slot keeps past its router is the route's
-/// guards (functions) and its path's CORS plan; a route that sees providers is never put in a
-/// slot, so that they are dropped with their router.
+/// behind a reference count. A slot is never given back, so a service reading it always reads
+/// the setup of the router that made it. What a slot keeps past its router is the handler
+/// (a function, for `#[route]`), the route's guards (functions) and its path's CORS plan; a
+/// route that sees providers is never put in a slot, so that they are dropped with their
+/// router.
 #[doc(hidden)]
 pub struct RouteSlot(OnceLock<Box<dyn Any + Send + Sync>>);
 
@@ -172,17 +174,27 @@ impl RouteSlot {
         Self(OnceLock::new())
     }
 
-    /// Keeps `setup` here if the slot is free, else gives it back.
-    fn claim<S: 'static>(&'static self, setup: Setup<S>) -> Result<(), Setup<S>> {
-        let mut pending = Some(setup);
+    /// Keeps `kept` here if the slot is free, else gives it back.
+    fn claim<H, S>(&'static self, kept: Kept<H, S>) -> Result<(), Kept<H, S>>
+    where
+        H: Send + Sync + 'static,
+        S: 'static,
+    {
+        let mut pending = Some(kept);
         self.0.get_or_init(|| Box::new(pending.take()));
         pending.map_or(Ok(()), Err)
     }
 
-    /// The setup kept here, for state `S`.
-    fn setup<S: 'static>(&'static self) -> Option<&'static Setup<S>> {
-        self.0.get()?.downcast_ref::<Option<Setup<S>>>()?.as_ref()
+    /// What is kept here, for handler `H` under state `S`.
+    fn kept<H: 'static, S: 'static>(&'static self) -> Option<&'static Kept<H, S>> {
+        self.0.get()?.downcast_ref::<Option<Kept<H, S>>>()?.as_ref()
     }
+}
+
+/// A route's handler and setup, as its [`RouteSlot`] keeps them.
+struct Kept<H, S> {
+    setup: Setup<S>,
+    handler: H,
 }
 
 /// A user's handler with the route's providers, CORS and guards.
@@ -192,12 +204,10 @@ struct Wrapped<H, S> {
     setup: Arc<Setup<S>>,
 }
 
-/// A user's handler whose setup is in its route's [`RouteSlot`]: as large as the handler, so
-/// nothing at all for a function.
-struct InSlot<H, K, S> {
-    inner: H,
+/// A user's handler kept with its setup in its route's [`RouteSlot`]: zero-sized.
+struct InSlot<K, H, S> {
     slot: K,
-    state: PhantomData<fn() -> S>,
+    kept: PhantomData<fn() -> (H, S)>,
 }
 
 /// What [`Wrapped`] adds to the user's handler.
@@ -267,12 +277,11 @@ impl<H: Clone, S> Clone for Wrapped<H, S> {
     }
 }
 
-impl<H: Clone, K: Copy, S> Clone for InSlot<H, K, S> {
+impl<K: Copy, H, S> Clone for InSlot<K, H, S> {
     fn clone(&self) -> Self {
         Self {
-            inner: self.inner.clone(),
             slot: self.slot,
-            state: PhantomData,
+            kept: PhantomData,
         }
     }
 }
@@ -290,7 +299,7 @@ where
     }
 }
 
-impl<H, T, S, K> Handler<T, S> for InSlot<H, K, S>
+impl<K, H, T, S> Handler<T, S> for InSlot<K, H, S>
 where
     H: Handler<T, S>,
     T: 'static,
@@ -300,8 +309,8 @@ where
     type Future = WrappedFuture<H::Future>;
 
     fn call(self, request: Request, state: S) -> Self::Future {
-        match (self.slot)().setup::<S>() {
-            Some(setup) => setup.call(self.inner, request, state),
+        match (self.slot)().kept::<H, S>() {
+            Some(kept) => kept.setup.call(kept.handler.clone(), request, state),
             // Only a handler made by `route_in_slot`, after the slot took its setup, exists.
             None => WrappedFuture::Unreachable,
         }
@@ -310,23 +319,24 @@ where
 
 /// The path's generated `OPTIONS` route, answered from the [`RouteSlot`] of a route of the
 /// path: zero-sized, like that route's handler.
-struct OptionsInSlot<K, S> {
+struct OptionsInSlot<K, H, S> {
     slot: K,
-    state: PhantomData<fn() -> S>,
+    kept: PhantomData<fn() -> (H, S)>,
 }
 
-impl<K: Copy, S> Clone for OptionsInSlot<K, S> {
+impl<K: Copy, H, S> Clone for OptionsInSlot<K, H, S> {
     fn clone(&self) -> Self {
         Self {
             slot: self.slot,
-            state: PhantomData,
+            kept: PhantomData,
         }
     }
 }
 
-impl<K, S> Service<Request> for OptionsInSlot<K, S>
+impl<K, H, S> Service<Request> for OptionsInSlot<K, H, S>
 where
     K: Fn() -> &'static RouteSlot,
+    H: 'static,
     S: 'static,
 {
     type Response = Response;
@@ -338,7 +348,7 @@ where
     }
 
     fn call(&mut self, request: Request) -> Self::Future {
-        let setup = (self.slot)().setup::<S>();
+        let setup = (self.slot)().kept::<H, S>().map(|kept| &kept.setup);
         match setup.and_then(|setup| Some((setup.cors.as_ref()?, setup.options.as_ref()?))) {
             Some((cors, options)) => cors.respond(request, OptionsAnswer(options)),
             // Only a route whose slot holds the path's CORS and answer adds this service.
