@@ -26,8 +26,8 @@ pub(crate) struct RouteOptions {
     pub(crate) method: Method,
     pub(crate) controller: &'static str,
     pub(crate) handler: &'static str,
-    pub(crate) controller_options: Option<CorsOptions>,
-    pub(crate) route_options: Option<CorsOptions>,
+    pub(crate) controller_options: Option<Box<CorsOptions>>,
+    pub(crate) route_options: Option<Box<CorsOptions>>,
 }
 
 impl RouteOptions {

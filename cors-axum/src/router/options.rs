@@ -56,11 +56,11 @@ pub(super) fn take(providers: &mut ProviderBuilder) -> Option<CorsOptions> {
 /// nothing else.
 pub(super) fn take_own(
     providers: Option<ProviderBuilder>,
-) -> (Option<CorsOptions>, Option<ProviderBuilder>) {
+) -> (Option<Box<CorsOptions>>, Option<ProviderBuilder>) {
     let Some(mut providers) = providers else {
         return (None, None);
     };
-    let options = take(&mut providers);
+    let options = take(&mut providers).map(Box::new);
     (options, (!providers.is_empty()).then_some(providers))
 }
 

@@ -54,8 +54,8 @@ pub(super) struct ControllerScope<S: 'static> {
     pub(super) controller: ControllerRef<S>,
     /// Its providers (`providers = [..]`), without its CORS options; `None` where it has none.
     pub(super) providers: Option<ProviderBuilder>,
-    /// Its CORS options (`cors = ..`).
-    pub(super) cors: Option<CorsOptions>,
+    /// Its CORS options (`cors = ..`), boxed: most controllers have none.
+    pub(super) cors: Option<Box<CorsOptions>>,
 }
 
 /// One route, with its full path and where it comes from.
@@ -69,8 +69,9 @@ pub(super) struct Collected<S: 'static> {
     /// Its own providers (`providers = [..]`), without its CORS options; `None` where it has
     /// none.
     pub(super) providers: Option<ProviderBuilder>,
-    /// Its own CORS options (`cors = ..`).
-    pub(super) cors: Option<CorsOptions>,
+    /// Its own CORS options (`cors = ..`), boxed: a route is moved as the routes are grouped
+    /// by path, and most have none.
+    pub(super) cors: Option<Box<CorsOptions>>,
 }
 
 /// What a module declares for its own routes, as the walk records it.
@@ -309,7 +310,7 @@ impl<S: Clone + Send + Sync + 'static> Walk<S> {
             let given_in = GivenIn::Controller {
                 controller: controller.name,
             };
-            options::check(cors.as_ref(), given_in, name, covered, &mut self.warnings)?;
+            options::check(cors.as_deref(), given_in, name, covered, &mut self.warnings)?;
             for def in controller.routes {
                 let owner = Owner {
                     module: (index, name),
@@ -361,7 +362,7 @@ impl<S: Clone + Send + Sync + 'static> Walk<S> {
         };
         let (module, module_name) = owner.module;
         options::check(
-            cors.as_ref(),
+            cors.as_deref(),
             given_in,
             module_name,
             owner.covered,
