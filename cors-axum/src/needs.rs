@@ -39,6 +39,7 @@ pub(crate) struct GuardNeed {
 
 impl Needs {
     /// The needs that `declare` writes.
+    #[inline]
     pub(crate) fn of(declare: fn(&mut Needs)) -> Self {
         let mut needs = Needs::default();
         declare(&mut needs);

@@ -30,6 +30,7 @@ pub(super) fn describe<S>(walk: &Walk<S>, route: &Collected<S>) -> String {
 
 /// Checks the routes of one path, sorted by method: no method twice, and, where several
 /// modules serve the path, the same CORS and layers in each.
+#[inline]
 pub(super) fn check_routes<S>(
     walk: &Walk<S>,
     path: &str,
@@ -81,6 +82,7 @@ fn disagree<S>(a: &ModuleScope<S>, b: &ModuleScope<S>) -> Option<&'static str> {
 }
 
 /// Checks that every `Inject<T>` `route` (on `path`) and its guards take, as `need` says, has
+#[inline]
 /// a provider in `levels` (the route's, its controller's, its module's, the application's).
 pub(super) fn check_providers<S>(
     walk: &Walk<S>,
@@ -118,6 +120,7 @@ pub(super) fn check_providers<S>(
     Ok(())
 }
 
+#[inline]
 /// A route that takes `CorsService` (`takes_service`, in the order of `group`) must be covered
 /// by a CORS policy it can answer with.
 pub(super) fn check_cors_service<S>(

@@ -14,6 +14,7 @@ use crate::table::{CorsCoverage, RouteInfo, RouteTable};
 /// Writes the routes of `path` (`group`, covered as `coverage` says) into `table`, with the
 /// generated `OPTIONS` route where there is one (`generated`, its coverage), and checks the
 /// path against those already mounted (`paths`).
+#[inline]
 pub(super) fn record<S>(
     walk: &Walk<S>,
     (table, paths): (&mut RouteTable, &mut Paths),

@@ -39,6 +39,7 @@ impl Scopes {
 
     /// What `route` (on `path`) needs and sees, checked: every `Inject<T>` it takes has a
     /// provider.
+    #[inline]
     pub(super) fn prepare<S>(
         &mut self,
         walk: &Walk<S>,
