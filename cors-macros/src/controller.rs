@@ -189,8 +189,10 @@ fn expand_impl(args: TokenStream, mut item: ItemImpl) -> syn::Result<TokenStream
     );
     // Emitted even when a route is wrong, so that a module listing the controller does not
     // also report that it is not one.
+    let probe_traits = crate::route::probe_traits();
     let declared = quote! {
         const _: () = {
+            #probe_traits
             #(#functions)*
             #providers_fn
             #state_checks

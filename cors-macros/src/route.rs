@@ -395,14 +395,26 @@ fn needs_fn(
         .iter()
         .map(|(_, ty)| quote!((&&#private::Probe::<#ty>::new()).declare(__needs);));
     let guard_needs = guards.iter().map(|guard| declare_guard(guard));
+    // The probes' traits are imported once for the controller (`probe_traits`).
     quote! {
-        #[allow(unused_imports, clippy::needless_borrow)]
+        #[allow(clippy::needless_borrow)]
         fn #name(__needs: &mut #private::Needs) {
-            use #private::{DeclareFields as _, DeclareNeed as _, DeclareNoFields as _, DeclareNothing as _};
             #field_needs
             #(#argument_needs)*
             #(#guard_needs)*
         }
+    }
+}
+
+/// The traits whose methods the probes of a controller's routes call, imported once in the
+/// block of its generated items rather than in each function.
+pub(crate) fn probe_traits() -> TokenStream {
+    let private = private();
+    let describe = crate::openapi::probe_traits();
+    quote! {
+        #[allow(unused_imports)]
+        use #private::{DeclareFields as _, DeclareNeed as _, DeclareNoFields as _, DeclareNothing as _};
+        #describe
     }
 }
 
