@@ -3,9 +3,9 @@
 //!
 //! Written only with this crate's `openapi` feature, which `cors-axum`'s own `openapi` feature
 //! enables (cargo unifies the features of the one build of this crate, so the macro sees it
-//! whenever some `cors-axum` of the build has it). Without it, a route's documentation is
-//! `RouteDoc::WITHOUT_OPENAPI`: no probe, no function, nothing for the compiler to check and
-//! throw away in every application.
+//! whenever some `cors-axum` of the build has it). Without it, a route has no documentation
+//! (`RouteDef::new` leaves it empty): no probe, no function, nothing for the compiler to check
+//! and throw away in every application.
 
 use proc_macro2::{Ident, TokenStream, TokenTree};
 use quote::{format_ident, quote};
@@ -145,17 +145,12 @@ pub(crate) struct RouteDocs<'a> {
 }
 
 impl RouteDocs<'_> {
-    /// The `Describe` function of the route, and its `RouteDoc`; without the `openapi` feature,
-    /// no function and the empty `RouteDoc`, which exists only in a `cors-axum` without the
-    /// feature (so that a mismatch, were cargo ever to make one, fails to compile rather than
-    /// leaving routes out of a document).
+    /// The `Describe` function of the route, and the call that gives its `RouteDef` its
+    /// `RouteDoc`; without the `openapi` feature, neither.
     pub(crate) fn expand(&self) -> (TokenStream, TokenStream) {
         let private = private();
         if !cfg!(feature = "openapi") {
-            return (
-                TokenStream::new(),
-                quote!(#private::RouteDoc::WITHOUT_OPENAPI),
-            );
+            return (TokenStream::new(), TokenStream::new());
         }
         let name = format_ident!("__cors_doc_{}", self.index);
         let arguments = &self.arguments;
@@ -179,8 +174,9 @@ impl RouteDocs<'_> {
             .iter()
             .any(|a| a.path().is_ident("deprecated"));
         let listed = self.listed.map(|listed| quote!(.listed(#listed)));
-        let doc =
-            quote!(#private::RouteDoc::new(#summary, #description, #deprecated, #name) #listed);
+        let doc = quote! {
+            .doc(#private::RouteDoc::new(#summary, #description, #deprecated, #name) #listed)
+        };
         (function, doc)
     }
 

@@ -85,13 +85,6 @@ impl RouteDoc {
 
     /// No documentation, for routes declared by hand (benchmarks, tests).
     pub const UNDOCUMENTED: RouteDoc = RouteDoc::new("", "", false, describe_nothing);
-
-    /// What `#[controller]` writes for a route when `cors-axum-macros` is built without its
-    /// `openapi` feature: nothing to describe. Defined only without this crate's `openapi`
-    /// feature, which enables the macros' own: a build where the two differed would fail here
-    /// instead of leaving every route out of the document.
-    #[cfg(not(feature = "openapi"))]
-    pub const WITHOUT_OPENAPI: RouteDoc = RouteDoc {};
 }
 
 fn describe_nothing(_: &mut OperationDraft) {}
