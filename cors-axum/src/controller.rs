@@ -157,6 +157,59 @@ pub struct RouteDef<S: 'static> {
     pub doc: RouteDoc,
 }
 
+impl<S: 'static> RouteDef<S> {
+    /// A route without guards, layers, providers or documentation of its own: what
+    /// `#[controller]` writes for most routes, the rest added by the methods below, so that
+    /// each route is a short expression for the compiler to read in every build.
+    pub const fn new(
+        method: Method,
+        path: &'static str,
+        handler: &'static str,
+        method_router: fn(MethodRouter<S>, RouteSetup<S>) -> MethodRouter<S>,
+        needs: fn(&mut Needs),
+    ) -> Self {
+        Self {
+            method,
+            path,
+            handler,
+            method_router,
+            guards: &[],
+            layered: false,
+            providers: None,
+            needs,
+            doc: RouteDoc::UNDOCUMENTED,
+        }
+    }
+
+    /// With the guards of its controller and route.
+    #[must_use]
+    pub const fn guards(mut self, guards: &'static [GuardFn<S>]) -> Self {
+        self.guards = guards;
+        self
+    }
+
+    /// With layers of its controller or route.
+    #[must_use]
+    pub const fn layered(mut self) -> Self {
+        self.layered = true;
+        self
+    }
+
+    /// With providers of its own.
+    #[must_use]
+    pub const fn providers(mut self, providers: fn() -> ProviderBuilder) -> Self {
+        self.providers = Some(providers);
+        self
+    }
+
+    /// With its documentation.
+    #[must_use]
+    pub const fn doc(mut self, doc: RouteDoc) -> Self {
+        self.doc = doc;
+        self
+    }
+}
+
 /// One controller in the registry: one entry per `#[controller]` impl block.
 #[doc(hidden)]
 #[derive(Debug)]
@@ -205,4 +258,49 @@ impl<S: 'static> ControllerRef<S> {
 #[doc(hidden)]
 pub fn type_id_of<T: 'static>() -> TypeId {
     TypeId::of::<T>()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::context::RequestContext;
+    use crate::guard::guard;
+
+    fn router(into: MethodRouter, _: RouteSetup<()>) -> MethodRouter {
+        into
+    }
+
+    fn needs(needs: &mut Needs) {
+        needs.cors_service = true;
+    }
+
+    fn providers() -> ProviderBuilder {
+        ProviderBuilder::new()
+    }
+
+    const PLAIN: RouteDef<()> = RouteDef::new(Method::GET, "/items", "list", router, needs);
+    const GUARDS: &[GuardFn<()>] = &[guard::<RequestContext, ()>()];
+    const FULL: RouteDef<()> = RouteDef::new(Method::PUT, "/items/{id}", "update", router, needs)
+        .guards(GUARDS)
+        .layered()
+        .providers(providers);
+
+    #[test]
+    fn a_route_def_has_only_what_it_is_given_beside_the_constructor() {
+        // Made in constants, as `#[controller]` makes them, then read as values.
+        let (plain, full) = (PLAIN, FULL);
+        assert_eq!(
+            (plain.method, plain.path, plain.handler),
+            (Method::GET, "/items", "list")
+        );
+        assert!(plain.guards.is_empty());
+        assert!(!plain.layered);
+        assert!(plain.providers.is_none());
+        assert!(Needs::of(plain.needs).cors_service);
+
+        assert_eq!((full.method, full.path), (Method::PUT, "/items/{id}"));
+        assert_eq!(full.guards.len(), 1);
+        assert!(full.layered);
+        assert!(full.providers.is_some());
+    }
 }

@@ -189,8 +189,11 @@ fn expand_impl(args: TokenStream, mut item: ItemImpl) -> syn::Result<TokenStream
     );
     // Emitted even when a route is wrong, so that a module listing the controller does not
     // also report that it is not one.
+    let probe_traits = crate::route::probe_traits();
+    let registry_entry = registry_entry(&self_ty, &controller_name);
     let declared = quote! {
         const _: () = {
+            #probe_traits
             #(#functions)*
             #providers_fn
             #state_checks
@@ -203,19 +206,27 @@ fn expand_impl(args: TokenStream, mut item: ItemImpl) -> syn::Result<TokenStream
             }
 
             #listed
-
-            #private::inventory::submit! {
-                #private::ControllerEntry {
-                    name: #controller_name,
-                    type_id: #private::type_id_of::<#self_ty>,
-                    module_path: ::core::module_path!(),
-                }
-            }
+            #registry_entry
         };
     };
     match errors {
         Some(error) => Ok(attr::with_error(quote!(#item #declared), error)),
         None => Ok(quote!(#item #declared)),
+    }
+}
+
+/// The controller's entry in the registry of controllers, by which the router build finds
+/// those that no module lists.
+fn registry_entry(self_ty: &Type, controller_name: &str) -> TokenStream {
+    let private = private();
+    quote! {
+        #private::inventory::submit! {
+            #private::ControllerEntry {
+                name: #controller_name,
+                type_id: #private::type_id_of::<#self_ty>,
+                module_path: ::core::module_path!(),
+            }
+        }
     }
 }
 

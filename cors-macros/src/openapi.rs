@@ -1,8 +1,11 @@
 //! What a route says in an OpenAPI document: its handler's doc comment, the details of its
 //! `#[utoipa::path(..)]`, and the function that probes its argument, result and guard types.
 //!
-//! The code is the same whether `cors-axum` has its `openapi` feature or not (a macro cannot
-//! see it): the items it names under `::cors_axum::__private` do nothing without it.
+//! Written only with this crate's `openapi` feature, which `cors-axum`'s own `openapi` feature
+//! enables (cargo unifies the features of the one build of this crate, so the macro sees it
+//! whenever some `cors-axum` of the build has it). Without it, a route has no documentation
+//! (`RouteDef::new` leaves it empty): no probe, no function, nothing for the compiler to check
+//! and throw away in every application.
 
 use proc_macro2::{Ident, TokenStream, TokenTree};
 use quote::{format_ident, quote};
@@ -142,23 +145,22 @@ pub(crate) struct RouteDocs<'a> {
 }
 
 impl RouteDocs<'_> {
-    /// The `Describe` function of the route, and its `RouteDoc`.
+    /// The `Describe` function of the route, and the call that gives its `RouteDef` its
+    /// `RouteDoc`; without the `openapi` feature, neither.
     pub(crate) fn expand(&self) -> (TokenStream, TokenStream) {
         let private = private();
+        if !cfg!(feature = "openapi") {
+            return (TokenStream::new(), TokenStream::new());
+        }
         let name = format_ident!("__cors_doc_{}", self.index);
         let arguments = &self.arguments;
         let output = self.output.iter();
         let guards = &self.guards;
         let details = self.details.map(|details| self.details_call(details));
+        // The probes' traits are imported once for the controller (`probe_traits`).
         let function = quote! {
-            #[allow(unused_imports, clippy::needless_borrow)]
+            #[allow(clippy::needless_borrow)]
             fn #name(__draft: &mut #private::OperationDraft) {
-                use #private::{
-                    DeclareNoScheme as _, DeclareScheme as _, DescribeArgument as _,
-                    DescribeListArgument as _, DescribeListOutput as _, DescribeNoArgument as _,
-                    DescribeNoOutput as _, DescribeOutput as _, DescribePathSchema as _,
-                    DescribePathTuple as _,
-                };
                 #((&&&&&#private::Probe::<#arguments>::new()).describe_argument(__draft);)*
                 #((&&&#private::Probe::<#output>::new()).describe_output(__draft);)*
                 #((&&#private::Probe::<#guards>::new()).declare_scheme(__draft);)*
@@ -172,8 +174,9 @@ impl RouteDocs<'_> {
             .iter()
             .any(|a| a.path().is_ident("deprecated"));
         let listed = self.listed.map(|listed| quote!(.listed(#listed)));
-        let doc =
-            quote!(#private::RouteDoc::new(#summary, #description, #deprecated, #name) #listed);
+        let doc = quote! {
+            .doc(#private::RouteDoc::new(#summary, #description, #deprecated, #name) #listed)
+        };
         (function, doc)
     }
 
@@ -190,6 +193,24 @@ impl RouteDocs<'_> {
         quote! {
             #private::route_operation!(__draft, #function, #path_struct, #method, #path, (#details));
         }
+    }
+}
+
+/// The traits whose methods the describing probes call (`RouteDocs::expand`), imported once
+/// for a controller; nothing without the `openapi` feature, which writes no probe.
+pub(crate) fn probe_traits() -> TokenStream {
+    if !cfg!(feature = "openapi") {
+        return TokenStream::new();
+    }
+    let private = private();
+    quote! {
+        #[allow(unused_imports)]
+        use #private::{
+            DeclareNoScheme as _, DeclareScheme as _, DescribeArgument as _,
+            DescribeListArgument as _, DescribeListOutput as _, DescribeNoArgument as _,
+            DescribeNoOutput as _, DescribeOutput as _, DescribePathSchema as _,
+            DescribePathTuple as _,
+        };
     }
 }
 

@@ -110,9 +110,9 @@ impl Route {
         let (providers_fn, providers_ref) = match self.args.level.providers() {
             Some(builder) => (
                 quote!(fn #providers_name() -> #private::ProviderBuilder { #builder }),
-                quote!(::core::option::Option::Some(#providers_name)),
+                quote!(.providers(#providers_name)),
             ),
-            None => (TokenStream::new(), quote!(::core::option::Option::None)),
+            None => (TokenStream::new(), TokenStream::new()),
         };
         let def = self.def(controller, &router, &needs_name, providers_ref, doc);
         let router_fn = router.tokens;
@@ -175,7 +175,9 @@ impl Route {
         }
     }
 
-    /// The route's `RouteDef`, for the controller's registry entry.
+    /// The route's `RouteDef`, for the controller's registry entry: `RouteDef::new` with what
+    /// every route has, then a call for each thing this one has of its own (`providers_ref`
+    /// and `doc` are those calls, or nothing).
     fn def(
         &self,
         controller: &ControllerContext<'_>,
@@ -189,14 +191,16 @@ impl Route {
         let StateParams {
             state, turbofish, ..
         } = params;
-        let guards = level
+        let guards: Vec<TokenStream> = level
             .guards(state)
             .into_iter()
-            .chain(self.args.level.guards(state));
+            .chain(self.args.level.guards(state))
+            .collect();
+        let guards = (!guards.is_empty()).then(|| quote!(.guards(&[#(#guards),*])));
         let method = format_ident!("{}", self.method);
         let path = &self.path;
         let handler_name = self.handler.to_string();
-        let layered = router.layered;
+        let layered = router.layered.then(|| quote!(.layered()));
         let span = router.span;
         let router_ref = {
             let name = Ident::new(&router.name.to_string(), span);
@@ -204,21 +208,18 @@ impl Route {
             quote_spanned!(span=> #name #turbofish)
         };
         quote! {
-            #private::RouteDef {
-                method: #private::Method::#method,
-                path: #path,
-                handler: #handler_name,
-                method_router: #router_ref,
-                guards: &[#(#guards),*],
-                layered: #layered,
-                providers: #providers_ref,
-                needs: #needs_name,
-                doc: #doc,
-            }
+            #private::RouteDef::new(
+                #private::Method::#method,
+                #path,
+                #handler_name,
+                #router_ref,
+                #needs_name,
+            ) #guards #layered #providers_ref #doc
         }
     }
 
-    /// What the route says in an OpenAPI document: its `Describe` function and `RouteDoc`.
+    /// What the route says in an OpenAPI document: its `Describe` function and the call that
+    /// gives the `RouteDef` its `RouteDoc` (both nothing without the `openapi` feature).
     fn docs(
         &self,
         index: usize,
@@ -401,14 +402,28 @@ fn needs_fn(
         .iter()
         .map(|(_, ty)| quote!((&&#private::Probe::<#ty>::new()).declare(__needs);));
     let guard_needs = guards.iter().map(|guard| declare_guard(guard));
+    // The probes' traits are imported once for the controller (`probe_traits`).
     quote! {
-        #[allow(unused_imports, clippy::needless_borrow)]
+        #[allow(clippy::needless_borrow)]
         fn #name(__needs: &mut #private::Needs) {
-            use #private::{DeclareFields as _, DeclareNeed as _, DeclareNoFields as _, DeclareNothing as _};
             #field_needs
             #(#argument_needs)*
             #(#guard_needs)*
         }
+    }
+}
+
+/// The traits whose methods the probes of a controller's routes call, imported once in the
+/// block of its generated items rather than in each function.
+pub(crate) fn probe_traits() -> TokenStream {
+    let private = private();
+    let describe = crate::openapi::probe_traits();
+    quote! {
+        #[allow(unused_imports)]
+        use #private::{
+            DeclareFields as _, DeclareNeed as _, DeclareNoFields as _, DeclareNothing as _,
+        };
+        #describe
     }
 }
 

@@ -1,10 +1,12 @@
 //! What a route says about itself for an OpenAPI document, as the macros write it.
 //!
-//! The macros cannot see the features of this crate, so they write the same code with or
-//! without `openapi`: a [`RouteDoc`](draft::RouteDoc) in each route, a function that probes the
+//! With the `openapi` feature (which enables the `openapi` feature of `cors-axum-macros`), the
+//! macros write a [`RouteDoc`](draft::RouteDoc) in each route, a function that probes the
 //! route's argument, result and guard types, and, for `#[utoipa::path(..)]`, a call of
-//! `__route_operation!`. Without the feature, the `RouteDoc` is empty, every probe finds
-//! nothing and the macro discards its input: nothing of it is left in the program.
+//! `__route_operation!`. Without it they write none of it (`RouteDef::new` gives a route the
+//! empty `RouteDoc`): the probes and the functions would find nothing and be thrown away, and
+//! cost every application's build as much as its routes' own code. The module guards' probes
+//! are written either way (they are few), and find nothing without the feature.
 
 pub(crate) mod draft;
 pub(crate) mod from_types;
