@@ -253,11 +253,16 @@ impl PathCors {
                 // it): the preflight is the route's own matter, a `405` without a handler.
                 return Handling::Untouched;
             }
-            let (status, headers) = self.preflight(plan, route, cors, request);
             if plan.passes_preflight_through() {
+                let mut headers = HeaderMap::new();
+                self.preflight(plan, route, cors, request, &mut headers);
                 return Handling::Passthrough(headers);
             }
-            return Handling::Answer(answer(status, headers, Body::empty()));
+            // Written straight into the answer's own headers.
+            let mut response = Response::new(Body::empty());
+            let status = self.preflight(plan, route, cors, request, response.headers_mut());
+            *response.status_mut() = status;
+            return Handling::Answer(response);
         }
         let policy = match route {
             RoutePlan::On { policy, .. } => policy,
@@ -315,15 +320,16 @@ impl PathCors {
         Handling::Untouched
     }
 
-    /// The status and headers of the answer to a preflight, without calling any handler.
+    /// The status of the answer to a preflight, its headers written into `headers`, without
+    /// calling any handler.
     fn preflight(
         &self,
         plan: &PathPlan,
         route: &RoutePlan,
         cors: &CorsRequest<'_>,
         request: Head<'_>,
-    ) -> (StatusCode, HeaderMap) {
-        let mut headers = HeaderMap::new();
+        headers: &mut HeaderMap,
+    ) -> StatusCode {
         match route {
             RoutePlan::On { policy, .. } => {
                 let decision = policy.preflight(cors);
@@ -334,15 +340,15 @@ impl PathCors {
                     self.refused(request, "preflight", &refusal);
                 }
                 let status = decision.status();
-                decision.write(&mut headers);
-                (status, headers)
+                decision.write(headers);
+                status
             }
             RoutePlan::Off { .. } => {
                 self.refused(request, "preflight", &"CORS is off for this route");
                 if let Some(vary) = plan.off_preflight_vary() {
                     headers.insert(header::VARY, vary.clone());
                 }
-                (StatusCode::NO_CONTENT, headers)
+                StatusCode::NO_CONTENT
             }
         }
     }
