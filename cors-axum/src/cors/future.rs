@@ -102,17 +102,15 @@ where
     type Output = Result<Response, E>;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let written = match self.as_mut().project().kind.project() {
-            KindProj::Ready { response } => {
-                return Poll::Ready(Ok(response.take().expect(COMPLETED)));
-            }
-            KindProj::Untouched { future } => return future.poll(cx),
+        match self.as_mut().project().kind.project() {
+            KindProj::Ready { response } => Poll::Ready(Ok(response.take().expect(COMPLETED))),
+            KindProj::Untouched { future } => future.poll(cx),
             KindProj::Decided { future, decision } => {
                 let mut response = ready!(future.poll(cx))?;
                 let headers = response.headers_mut();
                 remove_cors_headers(headers);
-                let written = decision.write(headers, ResponseCredentials::Policy);
-                (response, written)
+                write_decision(headers, decision, ResponseCredentials::Policy);
+                Poll::Ready(Ok(response))
             }
             KindProj::Actual { future, state } => {
                 let mut response = ready!(future.poll(cx))?;
@@ -123,25 +121,32 @@ where
                 } else {
                     ResponseCredentials::Policy
                 };
-                let written = state.decision().write(headers, credentials);
-                (response, written)
+                write_decision(headers, state.decision(), credentials);
+                Poll::Ready(Ok(response))
             }
             KindProj::Passthrough { future, cors } => {
                 let mut response = ready!(future.poll(cx))?;
                 add_preflight_headers(response.headers_mut(), cors.take().expect(COMPLETED));
-                return Poll::Ready(Ok(response));
+                Poll::Ready(Ok(response))
             }
             KindProj::Lookup { rest } => {
                 let next = ready!(rest.as_mut().poll(cx));
                 self.as_mut().project().kind.set(next.kind);
-                return self.poll(cx);
+                self.poll(cx)
             }
-        };
-        let (response, written) = written;
-        if written == Some(Refusal::CredentialsUnderAnyOrigin) {
-            warn_any_origin_with_credentials();
         }
-        Poll::Ready(Ok(response))
+    }
+}
+
+/// Writes `decision` into the answer's `headers` (in place, so that the answer is not moved),
+/// warning once of a credentialed answer under any origin.
+fn write_decision(
+    headers: &mut HeaderMap,
+    decision: &ActualDecision,
+    credentials: ResponseCredentials,
+) {
+    if decision.write(headers, credentials) == Some(Refusal::CredentialsUnderAnyOrigin) {
+        warn_any_origin_with_credentials();
     }
 }
 
