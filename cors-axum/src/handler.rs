@@ -68,11 +68,26 @@ where
     T: 'static,
     S: Clone + Send + Sync + 'static,
 {
-    let Some(mut setup) = Setup::of(setup) else {
-        return router.on(filter, handler);
-    };
-    let router = with_options(router, &mut setup);
-    router.on(
+    match Setup::of(setup) {
+        None => router.on(filter, handler),
+        Some(setup) => wrapped(router, filter, handler, setup),
+    }
+}
+
+/// Adds `handler` for `filter` with `setup` beside it, behind a reference count, and the path's
+/// generated `OPTIONS` route if `setup` has it.
+fn wrapped<H, T, S>(
+    router: MethodRouter<S>,
+    filter: MethodFilter,
+    handler: H,
+    mut setup: Setup<S>,
+) -> MethodRouter<S>
+where
+    H: Handler<T, S>,
+    T: 'static,
+    S: Clone + Send + Sync + 'static,
+{
+    with_options(router, &mut setup).on(
         filter,
         Wrapped {
             inner: handler,
@@ -127,13 +142,7 @@ where
                 },
             )
         }
-        Err(Kept { mut setup, handler }) => with_options(router, &mut setup).on(
-            filter,
-            Wrapped {
-                inner: handler,
-                setup: Arc::new(setup),
-            },
-        ),
+        Err(Kept { setup, handler }) => wrapped(router, filter, handler, setup),
     }
 }
 

@@ -96,12 +96,18 @@ pub(super) fn method_router<S: Clone + Send + Sync + 'static>(
         method_router
             .fallback_service(layer.layer(FixedAnswer::status(StatusCode::METHOD_NOT_ALLOWED)))
     };
-    if generate_options && (path_layered || options.is_some()) {
+    // The generated `OPTIONS` route where no route took it.
+    let options = if path_layered {
+        generate_options.then(|| FixedAnswer::allow(methods))
+    } else {
+        options
+    };
+    if let Some(options) = options {
         // Outside the modules' layers: the generated route is the CORS module's own, which
         // no authentication stands in front of. Merged into it, so that the `405` answer
         // keeps its CORS.
-        let options = layer.layer(FixedAnswer::allow(methods));
-        method_router = on_service(MethodFilter::OPTIONS, options).merge(method_router);
+        method_router =
+            on_service(MethodFilter::OPTIONS, layer.layer(options)).merge(method_router);
     }
     method_router
 }
