@@ -11,6 +11,7 @@ use std::any::Any;
 use std::convert::Infallible;
 use std::future::Future;
 use std::marker::PhantomData;
+use std::ops::Deref;
 use std::pin::Pin;
 use std::sync::{Arc, OnceLock};
 use std::task::{Context, Poll};
@@ -68,32 +69,29 @@ where
     T: 'static,
     S: Clone + Send + Sync + 'static,
 {
-    match Setup::of(setup) {
-        None => router.on(filter, handler),
-        Some(setup) => wrapped(router, filter, handler, setup),
-    }
+    shared(router, filter, Kept::new(Setup::of(setup), handler))
 }
 
-/// Adds `handler` for `filter` with `setup` beside it, behind a reference count, and the path's
-/// generated `OPTIONS` route if `setup` has it.
-fn wrapped<H, T, S>(
+/// Adds the handler `kept` for `filter`, with its setup beside it behind a reference count, and
+/// the path's generated `OPTIONS` route if its setup has it.
+fn shared<H, T, S>(
     router: MethodRouter<S>,
     filter: MethodFilter,
-    handler: H,
-    mut setup: Setup<S>,
+    mut kept: Kept<H, T, S>,
 ) -> MethodRouter<S>
 where
     H: Handler<T, S>,
     T: 'static,
     S: Clone + Send + Sync + 'static,
 {
-    with_options(router, &mut setup).on(
-        filter,
-        Wrapped {
-            inner: handler,
-            setup: Arc::new(setup),
-        },
-    )
+    let router = match (kept.setup.options.take(), &kept.setup.cors) {
+        (Some(options), Some(cors)) => router.on_service(
+            MethodFilter::OPTIONS,
+            CorsLayer::for_path(cors.clone()).layer(options),
+        ),
+        _ => router,
+    };
+    router.on(filter, Shared::new(kept))
 }
 
 /// [`route_into`] for a route that has a [`RouteSlot`] of its own, `slot`: the first router
@@ -113,51 +111,34 @@ where
     S: Clone + Send + Sync + 'static,
     K: Fn() -> &'static RouteSlot + Copy + Send + Sync + 'static,
 {
-    let Some(setup) = Setup::of(setup) else {
-        return router.on(filter, handler);
-    };
-    let answers_options = setup.options.is_some();
+    let mut kept = Kept::new(Setup::of(setup), handler);
     // A route that sees providers keeps them beside its handler: a slot is never given back,
     // and providers (a database pool, say) must go when their router does.
-    let claimed = match setup.scope {
-        None => slot().claim(Kept { setup, handler }),
-        Some(_) => Err(Kept { setup, handler }),
-    };
-    match claimed {
-        Ok(()) => {
-            let router = if answers_options {
-                let options = OptionsInSlot::<K, H, S> {
-                    slot,
-                    kept: PhantomData,
-                };
-                router.on_service(MethodFilter::OPTIONS, options)
-            } else {
-                router
-            };
-            router.on(
-                filter,
-                InSlot::<K, H, S> {
-                    slot,
-                    kept: PhantomData,
-                },
-            )
-        }
-        Err(Kept { setup, handler }) => wrapped(router, filter, handler, setup),
+    if kept.setup.scope.is_some() {
+        return shared(router, filter, kept);
     }
-}
-
-/// `router` with the path's generated `OPTIONS` route, if `setup` has it, as a service of its
-/// own beside the handler.
-fn with_options<S>(router: MethodRouter<S>, setup: &mut Setup<S>) -> MethodRouter<S>
-where
-    S: Clone + Send + Sync + 'static,
-{
-    match (setup.options.take(), &setup.cors) {
-        (Some(options), Some(cors)) => router.on_service(
-            MethodFilter::OPTIONS,
-            CorsLayer::for_path(cors.clone()).layer(options),
-        ),
-        _ => router,
+    // The path's generated `OPTIONS` answer, kept apart in the slot so that its route's type
+    // does not depend on the handler's.
+    let options = (kept.setup.options.take()).zip(kept.setup.cors.clone());
+    match slot().claim(kept) {
+        Ok(()) => {
+            let router = match options {
+                Some(answer) => {
+                    slot().answer_options(answer);
+                    router.on_service(MethodFilter::OPTIONS, OptionsInSlot { slot })
+                }
+                None => router,
+            };
+            let handler = InSlot::<K, H, T, S> {
+                slot,
+                kept: PhantomData,
+            };
+            router.on(filter, handler)
+        }
+        Err(mut kept) => {
+            kept.setup.options = options.map(|(answer, _)| answer);
+            shared(router, filter, kept)
+        }
     }
 }
 
@@ -174,119 +155,181 @@ where
 /// route that sees providers is never put in a slot, so that they are dropped with their
 /// router.
 #[doc(hidden)]
-pub struct RouteSlot(OnceLock<Box<dyn Any + Send + Sync>>);
+pub struct RouteSlot {
+    kept: OnceLock<Box<dyn Any + Send + Sync>>,
+    /// The path's CORS and generated `OPTIONS` answer, when the route serves them.
+    options: OnceLock<(FixedAnswer, PathCors)>,
+}
 
 impl RouteSlot {
     /// An empty slot.
     #[allow(clippy::new_without_default)] // Used in `static`s, where `Default` cannot be.
     pub const fn new() -> Self {
-        Self(OnceLock::new())
+        Self {
+            kept: OnceLock::new(),
+            options: OnceLock::new(),
+        }
     }
 
     /// Keeps `kept` here if the slot is free, else gives it back.
-    fn claim<H, S>(&'static self, kept: Kept<H, S>) -> Result<(), Kept<H, S>>
+    fn claim<H, T, S>(&'static self, kept: Kept<H, T, S>) -> Result<(), Kept<H, T, S>>
     where
         H: Send + Sync + 'static,
-        S: 'static,
+        T: 'static,
+        S: Send + Sync + 'static,
     {
-        let mut pending = Some(kept);
-        self.0.get_or_init(|| Box::new(pending.take()));
-        pending.map_or(Ok(()), Err)
+        match self.kept.set(Box::new(kept)) {
+            Ok(()) => Ok(()),
+            Err(kept) => match kept.downcast() {
+                Ok(kept) => Err(*kept),
+                Err(_) => unreachable!("a slot is given the value it gives back"),
+            },
+        }
     }
 
     /// What is kept here, for handler `H` under state `S`.
-    fn kept<H: 'static, S: 'static>(&'static self) -> Option<&'static Kept<H, S>> {
-        self.0.get()?.downcast_ref::<Option<Kept<H, S>>>()?.as_ref()
+    fn kept<H: 'static, T: 'static, S: 'static>(&'static self) -> Option<&'static Kept<H, T, S>> {
+        self.kept.get()?.downcast_ref()
+    }
+
+    /// Keeps the path's CORS and generated `OPTIONS` answer, for the route that claimed the
+    /// slot.
+    fn answer_options(&'static self, answer: (FixedAnswer, PathCors)) {
+        // Only the route that claimed the slot sets this, once.
+        let _ = self.options.set(answer);
     }
 }
 
-/// A route's handler and setup, as its [`RouteSlot`] keeps them.
-struct Kept<H, S> {
+/// A route's handler with what the module system adds to it: in its [`RouteSlot`], or behind
+/// a reference count.
+struct Kept<H, T, S> {
     setup: Setup<S>,
     handler: H,
+    extractors: PhantomData<fn() -> T>,
 }
 
-/// A user's handler with the route's providers, CORS and guards.
-struct Wrapped<H, S> {
-    inner: H,
-    /// Behind one reference count: axum clones the handler for every request.
-    setup: Arc<Setup<S>>,
+impl<H, T, S> Kept<H, T, S> {
+    fn new(setup: Setup<S>, handler: H) -> Self {
+        Self {
+            setup,
+            handler,
+            extractors: PhantomData,
+        }
+    }
 }
+
+/// A [`Kept`] route, whatever its handler's type: what a request needs of it. Through this,
+/// the request path (CORS, guards, futures) is compiled once per state and handler future,
+/// which every handler function shares, rather than once per route.
+trait KeptRoute<S, F>: Send + Sync + 'static {
+    fn setup(&self) -> &Setup<S>;
+
+    fn call(&self, request: Request, state: S) -> F;
+}
+
+impl<H, T, S> KeptRoute<S, H::Future> for Kept<H, T, S>
+where
+    H: Handler<T, S>,
+    T: 'static,
+    S: Clone + Send + Sync + 'static,
+{
+    fn setup(&self) -> &Setup<S> {
+        &self.setup
+    }
+
+    #[inline]
+    fn call(&self, request: Request, state: S) -> H::Future {
+        self.handler.clone().call(request, state)
+    }
+}
+
+/// A kept route, as a request holds it: `&'static` in its slot, an `Arc` beside its router's
+/// other routes. The request path is compiled once for each.
+trait RouteRef<S, F>: Deref<Target = dyn KeptRoute<S, F>> + Send + 'static {}
+
+impl<S, F, R> RouteRef<S, F> for R where R: Deref<Target = dyn KeptRoute<S, F>> + Send + 'static {}
 
 /// A user's handler kept with its setup in its route's [`RouteSlot`]: zero-sized.
-struct InSlot<K, H, S> {
+struct InSlot<K, H, T, S> {
     slot: K,
-    kept: PhantomData<fn() -> (H, S)>,
+    kept: PhantomData<Kept<H, T, S>>,
 }
 
-/// What [`Wrapped`] adds to the user's handler.
+/// A user's handler kept with its setup behind a reference count (its slot was taken, or it
+/// sees providers). One type for every handler function of an application.
+struct Shared<S: 'static, F: 'static>(Arc<dyn KeptRoute<S, F>>);
+
+impl<S, F> Shared<S, F> {
+    fn new<H, T>(kept: Kept<H, T, S>) -> Self
+    where
+        Kept<H, T, S>: KeptRoute<S, F>,
+    {
+        Self(Arc::new(kept))
+    }
+}
+
+/// What the module system adds to a user's handler.
 struct Setup<S> {
     guards: Guards<S>,
     cors: Option<PathCors>,
     scope: Option<ProviderScope>,
-    /// The answer of the path's `OPTIONS` route, which [`OptionsInSlot`] gives.
+    /// The answer of the path's generated `OPTIONS` route, when this route serves it too.
     options: Option<FixedAnswer>,
 }
 
 impl<S> Setup<S> {
-    /// What `setup` adds to a handler, if anything.
-    fn of(setup: RouteSetup<S>) -> Option<Self> {
+    /// What `setup` adds to a handler.
+    fn of(setup: RouteSetup<S>) -> Self {
         let RouteSetup {
             guards,
             cors,
             scope,
             options,
         } = setup;
-        if guards.is_empty() && cors.is_none() && scope.is_none() {
-            return None;
-        }
         let options = options.filter(|_| cors.is_some());
-        Some(Self {
+        Self {
             guards,
             cors,
             scope,
             options,
-        })
-    }
-
-    /// Calls `inner` with `request` as this setup says.
-    #[inline]
-    fn call<H, T>(&self, inner: H, mut request: Request, state: S) -> WrappedFuture<H::Future>
-    where
-        H: Handler<T, S>,
-        T: 'static,
-        S: Clone + Send + Sync + 'static,
-    {
-        if let Some(scope) = &self.scope {
-            request.extensions_mut().insert(scope.clone());
-        }
-        let call = Guarded {
-            inner,
-            state,
-            guards: (!self.guards.is_empty()).then(|| self.guards.clone()),
-            handler: PhantomData,
-        };
-        match &self.cors {
-            None => WrappedFuture::Plain {
-                future: call.call(request),
-            },
-            Some(cors) => WrappedFuture::Cors {
-                future: cors.respond(request, call),
-            },
         }
     }
 }
 
-impl<H: Clone, S> Clone for Wrapped<H, S> {
-    fn clone(&self) -> Self {
-        Self {
-            inner: self.inner.clone(),
-            setup: Arc::clone(&self.setup),
-        }
+/// Calls `route`, whose setup is `setup`, with `request`: the handler with its providers, behind
+/// its CORS and guards.
+#[inline]
+fn call_route<S, F, R>(
+    setup: &Setup<S>,
+    route: R,
+    mut request: Request,
+    state: S,
+) -> WrappedFuture<F>
+where
+    S: Clone + Send + Sync + 'static,
+    F: Future<Output = Response> + Send + 'static,
+    R: RouteRef<S, F>,
+{
+    if let Some(scope) = &setup.scope {
+        request.extensions_mut().insert(scope.clone());
+    }
+    let call = Guarded {
+        route,
+        state,
+        guarded: !setup.guards.is_empty(),
+        future: PhantomData,
+    };
+    match &setup.cors {
+        None => WrappedFuture::Plain {
+            future: call.call(request),
+        },
+        Some(cors) => WrappedFuture::Cors {
+            future: cors.respond(request, call),
+        },
     }
 }
 
-impl<K: Copy, H, S> Clone for InSlot<K, H, S> {
+impl<K: Copy, H, T, S> Clone for InSlot<K, H, T, S> {
     fn clone(&self) -> Self {
         Self {
             slot: self.slot,
@@ -295,20 +338,13 @@ impl<K: Copy, H, S> Clone for InSlot<K, H, S> {
     }
 }
 
-impl<H, T, S> Handler<T, S> for Wrapped<H, S>
-where
-    H: Handler<T, S>,
-    T: 'static,
-    S: Clone + Send + Sync + 'static,
-{
-    type Future = WrappedFuture<H::Future>;
-
-    fn call(self, request: Request, state: S) -> Self::Future {
-        self.setup.call(self.inner, request, state)
+impl<S, F> Clone for Shared<S, F> {
+    fn clone(&self) -> Self {
+        Self(Arc::clone(&self.0))
     }
 }
 
-impl<K, H, T, S> Handler<T, S> for InSlot<K, H, S>
+impl<K, H, T, S> Handler<T, S> for InSlot<K, H, T, S>
 where
     H: Handler<T, S>,
     T: 'static,
@@ -318,35 +354,51 @@ where
     type Future = WrappedFuture<H::Future>;
 
     fn call(self, request: Request, state: S) -> Self::Future {
-        match (self.slot)().kept::<H, S>() {
-            Some(kept) => kept.setup.call(kept.handler.clone(), request, state),
+        match (self.slot)().kept::<H, T, S>() {
+            Some(kept) => call_route(
+                &kept.setup,
+                kept as &dyn KeptRoute<S, H::Future>,
+                request,
+                state,
+            ),
             // Only a handler made by `route_in_slot`, after the slot took its setup, exists.
             None => WrappedFuture::Unreachable,
         }
     }
 }
 
-/// The path's generated `OPTIONS` route, answered from the [`RouteSlot`] of a route of the
-/// path: zero-sized, like that route's handler.
-struct OptionsInSlot<K, H, S> {
-    slot: K,
-    kept: PhantomData<fn() -> (H, S)>,
-}
+/// The extractors of a [`Shared`] handler, as axum names a handler's: the handler behind it
+/// names its own.
+struct SharedRoute;
 
-impl<K: Copy, H, S> Clone for OptionsInSlot<K, H, S> {
-    fn clone(&self) -> Self {
-        Self {
-            slot: self.slot,
-            kept: PhantomData,
-        }
+impl<S, F> Handler<SharedRoute, S> for Shared<S, F>
+where
+    S: Clone + Send + Sync + 'static,
+    F: Future<Output = Response> + Send + 'static,
+{
+    type Future = WrappedFuture<F>;
+
+    fn call(self, request: Request, state: S) -> Self::Future {
+        call_route(self.0.setup(), Arc::clone(&self.0), request, state)
     }
 }
 
-impl<K, H, S> Service<Request> for OptionsInSlot<K, H, S>
+/// The path's generated `OPTIONS` route, answered from the [`RouteSlot`] of a route of the
+/// path: zero-sized, like that route's handler, and of one type per route whatever the
+/// handler's.
+struct OptionsInSlot<K> {
+    slot: K,
+}
+
+impl<K: Copy> Clone for OptionsInSlot<K> {
+    fn clone(&self) -> Self {
+        Self { slot: self.slot }
+    }
+}
+
+impl<K> Service<Request> for OptionsInSlot<K>
 where
     K: Fn() -> &'static RouteSlot,
-    H: 'static,
-    S: 'static,
 {
     type Response = Response;
     type Error = Infallible;
@@ -357,9 +409,8 @@ where
     }
 
     fn call(&mut self, request: Request) -> Self::Future {
-        let setup = (self.slot)().kept::<H, S>().map(|kept| &kept.setup);
-        match setup.and_then(|setup| Some((setup.cors.as_ref()?, setup.options.as_ref()?))) {
-            Some((cors, options)) => cors.respond(request, OptionsAnswer(options)),
+        match (self.slot)().options.get() {
+            Some((answer, cors)) => cors.respond(request, OptionsAnswer(answer)),
             // Only a route whose slot holds the path's CORS and answer adds this service.
             None => ResponseFuture::ready(StatusCode::INTERNAL_SERVER_ERROR.into_response()),
         }
@@ -383,37 +434,36 @@ impl Downstream<Body> for OptionsAnswer {
 }
 
 /// The user's handler behind its guards, as CORS hands a request on to it.
-struct Guarded<H, T, S> {
-    inner: H,
+struct Guarded<R, S, F> {
+    route: R,
     state: S,
-    guards: Option<Guards<S>>,
-    handler: PhantomData<fn() -> T>,
+    guarded: bool,
+    future: PhantomData<fn() -> F>,
 }
 
-impl<H, T, S> Downstream<Body> for Guarded<H, T, S>
+impl<R, S, F> Downstream<Body> for Guarded<R, S, F>
 where
-    H: Handler<T, S>,
-    T: 'static,
     S: Clone + Send + Sync + 'static,
+    F: Future<Output = Response> + Send + 'static,
+    R: RouteRef<S, F>,
 {
-    type Future = GuardedFuture<H::Future>;
+    type Future = GuardedFuture<F>;
     type Owned = Self;
 
     #[inline]
     fn call(self, request: Request) -> Self::Future {
         let Guarded {
-            inner,
+            route,
             state,
-            guards,
+            guarded,
             ..
         } = self;
         // A preflight carries no credentials: guards never see one.
-        let guards = guards.filter(|_| request.extensions().get::<PreflightPassedOn>().is_none());
-        match guards {
-            None => GuardedFuture::Direct {
-                future: inner.call(request, state),
-            },
-            Some(guards) => behind_guards(inner, state, guards, request),
+        if guarded && request.extensions().get::<PreflightPassedOn>().is_none() {
+            return behind_guards(route, state, request);
+        }
+        GuardedFuture::Direct {
+            future: route.call(request, state),
         }
     }
 
@@ -422,26 +472,21 @@ where
     }
 }
 
-/// The handler's future behind `guards`: out of [`Guarded::call`], so that a route without
+/// The handler's future behind its guards: out of [`Guarded::call`], so that a route without
 /// guards inlines a small call.
 #[inline(never)]
-fn behind_guards<H, T, S>(
-    inner: H,
-    state: S,
-    guards: Guards<S>,
-    request: Request,
-) -> GuardedFuture<H::Future>
+fn behind_guards<S, F, R>(route: R, state: S, request: Request) -> GuardedFuture<F>
 where
-    H: Handler<T, S>,
-    T: 'static,
     S: Clone + Send + Sync + 'static,
+    F: Future<Output = Response> + Send + 'static,
+    R: RouteRef<S, F>,
 {
     let guarded = async move {
         let (mut parts, body) = request.into_parts();
-        if let Err(rejection) = run_guards(&mut parts, &state, &guards).await {
+        if let Err(rejection) = run_guards(&mut parts, &state, &route.setup().guards).await {
             return rejection;
         }
-        inner.call(Request::from_parts(parts, body), state).await
+        route.call(Request::from_parts(parts, body), state).await
     };
     GuardedFuture::Guarded {
         future: Box::pin(guarded),
@@ -521,7 +566,7 @@ impl<F: Future<Output = Response>> Future for GuardedFuture<F> {
 }
 
 pin_project_lite::pin_project! {
-    /// The future of [`Wrapped`].
+    /// The future of a route's handler with what the module system adds to it.
     #[project = WrappedProj]
     pub(crate) enum WrappedFuture<F> {
         Plain {

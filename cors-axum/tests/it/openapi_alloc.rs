@@ -67,17 +67,22 @@ fn get(path: &str) -> Request<Body> {
         .expect("a valid request")
 }
 
-/// Allocations per request of `GET path`, over 100 requests.
+/// Allocations per request of `GET path`, over 100 requests: the fewest of five rounds, as the
+/// allocator also counts what the test harness's other threads allocate now and then.
 fn allocations(router: &mut Router, path: &str) -> f64 {
     const N: usize = 100;
-    let requests: Vec<_> = (0..N).map(|_| get(path)).collect();
-    let region = Region::new(GLOBAL);
-    for request in requests {
-        let response = drive(router, request);
-        assert_eq!(response.status(), StatusCode::OK);
-        drop(black_box(response));
-    }
-    region.change().allocations as f64 / N as f64
+    let round = |router: &mut Router| {
+        let requests: Vec<_> = (0..N).map(|_| get(path)).collect();
+        let region = Region::new(GLOBAL);
+        for request in requests {
+            let response = drive(router, request);
+            assert_eq!(response.status(), StatusCode::OK);
+            drop(black_box(response));
+        }
+        region.change().allocations
+    };
+    let fewest = (0..5).map(|_| round(router)).min().unwrap_or(usize::MAX);
+    fewest as f64 / N as f64
 }
 
 /// The body of a response whose body is one buffer.
