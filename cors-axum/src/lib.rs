@@ -106,10 +106,16 @@ pub mod __private {
     pub use crate::table::RouteTable;
     pub use crate::{Application, BuildError};
     pub use axum;
+    pub use axum::routing::{MethodFilter, MethodRouter};
     pub use http::Method;
     pub use inventory;
     #[cfg(feature = "openapi")]
     pub use utoipa;
+
+    /// What generated code asks of a state it is generic over, in one name.
+    pub trait AnyState: Clone + Send + Sync + 'static {}
+
+    impl<S: Clone + Send + Sync + 'static> AnyState for S {}
 
     /// A field of a controller struct: an extractor of the application's state.
     #[diagnostic::on_unimplemented(

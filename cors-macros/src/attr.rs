@@ -255,15 +255,26 @@ pub(crate) fn check_method(method: &LitStr) -> syn::Result<String> {
     ))
 }
 
-/// The path of the items the generated code uses.
+/// The items the generated code uses, by the short name that [`private_use`] brings into scope.
+/// A controller's expansion names them about twenty times per route: written in full, that
+/// would be most of the tokens the macro hands the compiler.
 pub(crate) fn private() -> TokenStream {
-    quote!(::cors_axum::__private)
+    quote!(__cors)
+}
+
+/// Brings [`private`]'s name into scope: the first item of the anonymous `const` block that
+/// every expansion naming it is put in.
+pub(crate) fn private_use() -> TokenStream {
+    quote!(
+        #[allow(unused_imports)]
+        use ::cors_axum::__private as __cors;
+    )
 }
 
 /// The generics and the state type of generated impls: generic over the state when `state` is
 /// not given, for that state otherwise.
 pub(crate) struct StateParams {
-    /// `<__S: Clone + Send + Sync + 'static>` or nothing.
+    /// `<__S: AnyState>` (`Clone + Send + Sync + 'static`) or nothing.
     pub(crate) generics: TokenStream,
     /// `__S` or the state type.
     pub(crate) state: TokenStream,
@@ -283,9 +294,7 @@ impl StateParams {
                 any_state: false,
             },
             None => StateParams {
-                generics: quote! {
-                    <__S: ::core::clone::Clone + ::core::marker::Send + ::core::marker::Sync + 'static>
-                },
+                generics: quote!(<__S: __cors::AnyState>),
                 state: quote!(__S),
                 turbofish: quote!(::<__S>),
                 any_state: true,

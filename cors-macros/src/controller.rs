@@ -88,8 +88,12 @@ fn expand_struct(args: TokenStream, item: ItemStruct) -> syn::Result<TokenStream
         Fields::Unnamed(_) => quote!(Self(#(#values),*)),
         Fields::Unit => quote!(Self),
     };
+    let private_use = attr::private_use();
     Ok(quote! {
         #item
+
+        const _: () = {
+        #private_use
 
         impl #generics #private::axum::extract::FromRequestParts<#state> for #name {
             type Rejection = #private::axum::response::Response;
@@ -111,6 +115,7 @@ fn expand_struct(args: TokenStream, item: ItemStruct) -> syn::Result<TokenStream
         }
 
         #state_checks
+        };
     })
 }
 
@@ -191,8 +196,10 @@ fn expand_impl(args: TokenStream, mut item: ItemImpl) -> syn::Result<TokenStream
     // also report that it is not one.
     let probe_traits = crate::route::probe_traits();
     let registry_entry = registry_entry(&self_ty, &controller_name);
+    let private_use = attr::private_use();
     let declared = quote! {
         const _: () = {
+            #private_use
             #probe_traits
             #(#functions)*
             #providers_fn
@@ -239,7 +246,7 @@ fn listed_impls(
     span: Option<proc_macro2::Span>,
 ) -> TokenStream {
     let private = private();
-    let any = quote!(::core::clone::Clone + ::core::marker::Send + ::core::marker::Sync + 'static);
+    let any = quote!(#private::AnyState);
     let Some(state) = state else {
         return quote! {
             impl<__S: #any> #private::ListedIn<__S> for #self_ty {

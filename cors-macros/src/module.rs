@@ -172,6 +172,7 @@ fn generate(decl: &ModuleDecl) -> syn::Result<TokenStream> {
     };
     let calls = definition_calls(decl);
     let inherent = application_fns(vis, name, &app_state);
+    let private_use = crate::attr::private_use();
     Ok(quote! {
         #(#attrs)*
         #[derive(
@@ -182,16 +183,20 @@ fn generate(decl: &ModuleDecl) -> syn::Result<TokenStream> {
         )]
         #vis struct #name;
 
-        impl #generics #private::Module<#state_param> for #name {
-            fn definition(&self) -> #private::ModuleDefinition<#state_param> {
-                #private::ModuleDefinition::<#state_param>::new::<Self>(#name_str)
-                    #calls
+        const _: () = {
+            #private_use
+
+            impl #generics #private::Module<#state_param> for #name {
+                fn definition(&self) -> #private::ModuleDefinition<#state_param> {
+                    #private::ModuleDefinition::<#state_param>::new::<Self>(#name_str)
+                        #calls
+                }
             }
-        }
 
-        impl #private::DeclaredModule for #name {}
+            impl #private::DeclaredModule for #name {}
 
-        #inherent
+            #inherent
+        };
     })
 }
 

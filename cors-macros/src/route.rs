@@ -156,9 +156,9 @@ impl Route {
         let router = self.router_expr(item, arguments, self_ty, params, &layers, &wrapper_bounds);
         let tokens = quote! {
             fn #name #generics (
-                __into: #private::axum::routing::MethodRouter<#state>,
+                __into: #private::MethodRouter<#state>,
                 __setup: #private::RouteSetup<#state>,
-            ) -> #private::axum::routing::MethodRouter<#state>
+            ) -> #private::MethodRouter<#state>
             #own_bounds
             {
                 #body
@@ -303,7 +303,7 @@ impl Route {
         // take `State<T>` is not: its own message says so.
         let (generics, state_arg, instance) = if params.any_state {
             (
-                quote!(<__S: ::core::clone::Clone + ::core::marker::Send + ::core::marker::Sync + 'static, __C>),
+                quote!(<__S: #private::AnyState, __C>),
                 quote!(__S,),
                 quote!(AnyStateInstance),
             )
@@ -330,9 +330,9 @@ impl Route {
                 )
             }
             fn __router #generics (
-                __into: #private::axum::routing::MethodRouter<#state>,
+                __into: #private::MethodRouter<#state>,
                 __setup: #private::RouteSetup<#state>,
-            ) -> #private::axum::routing::MethodRouter<#state>
+            ) -> #private::MethodRouter<#state>
             where
                 __C: #private::#instance<#state>
                     + ::core::convert::Into<#self_ty>
@@ -365,7 +365,7 @@ impl RouteLayers {
     fn add(&self, method: &str, route: TokenStream) -> TokenStream {
         let private = private();
         let filter = format_ident!("{}", method);
-        let filter = quote!(#private::axum::routing::MethodFilter::#filter);
+        let filter = quote!(#private::MethodFilter::#filter);
         if !self.any() {
             return quote!({
                 fn __cors_slot() -> &'static #private::RouteSlot {
