@@ -178,6 +178,11 @@ impl RouteSlot {
         T: 'static,
         S: Send + Sync + 'static,
     {
+        // Taken already, as for every later router: given back without boxing it.
+        if self.kept.get().is_some() {
+            return Err(kept);
+        }
+        // Set by another thread since, at most: `set` then gives the same box back.
         match self.kept.set(Box::new(kept)) {
             Ok(()) => Ok(()),
             Err(kept) => match kept.downcast() {
