@@ -1,7 +1,7 @@
 //! `#[controller]`: on an `impl` block it declares the routes; on a struct it makes the struct
 //! an extractor built from its fields.
 
-use proc_macro2::TokenStream;
+use proc_macro2::{Delimiter, Group, TokenStream, TokenTree};
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{Fields, FnArg, ImplItem, Item, ItemImpl, ItemStruct, Type};
@@ -12,17 +12,18 @@ use crate::route::{ControllerContext, Route, is_route_attr};
 use crate::state::InferredState;
 
 pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
-    let parsed = match syn::parse2::<Item>(item.clone()) {
+    let (hollow, bodies) = Bodies::take(item.clone());
+    let parsed = match syn::parse2::<Item>(hollow) {
         Ok(parsed) => parsed,
         Err(error) => return attr::with_error(item, error),
     };
     let result = match parsed {
         // On error the block is re-emitted without its `#[route]`s, which would otherwise each
         // report that they are outside a controller.
-        Item::Impl(item_impl) => expand_impl(args, item_impl.clone()).map_err(|error| {
+        Item::Impl(item_impl) => expand_impl(args, item_impl.clone(), &bodies).map_err(|error| {
             let mut item_impl = item_impl;
             strip_route_attrs(&mut item_impl);
-            attr::with_error(item_impl, error)
+            attr::with_error(bodies.put_back(quote!(#item_impl)), error)
         }),
         Item::Struct(item_struct) => {
             expand_struct(args, item_struct).map_err(|error| attr::with_error(item, error))
@@ -143,7 +144,63 @@ fn controller_providers(args: &ControllerArgs) -> (TokenStream, TokenStream) {
     }
 }
 
-fn expand_impl(args: TokenStream, mut item: ItemImpl) -> syn::Result<TokenStream> {
+/// The bodies of an `impl` block's items (and any other brace-delimited group at the top of the
+/// block), taken out before the block is parsed and put back when it is written out. The macro
+/// reads attributes and signatures only: a body then goes through as the one token tree it
+/// came as, instead of being parsed and written out again token by token.
+struct Bodies(Vec<Group>);
+
+impl Bodies {
+    /// `item` with the brace groups inside its block emptied, and those groups in order. An
+    /// item that is not an `impl` block is left whole.
+    fn take(item: TokenStream) -> (TokenStream, Bodies) {
+        let mut bodies = Vec::new();
+        let hollow = map_block(item, |group| {
+            let mut empty = Group::new(Delimiter::Brace, TokenStream::new());
+            empty.set_span(group.span());
+            bodies.push(group);
+            empty
+        });
+        (hollow, Bodies(bodies))
+    }
+
+    /// `item`, written from what [`take`](Self::take) left, with the bodies put back in order.
+    fn put_back(&self, item: TokenStream) -> TokenStream {
+        let mut bodies = self.0.iter();
+        map_block(item, |empty| bodies.next().cloned().unwrap_or(empty))
+    }
+}
+
+/// `item` with `f` applied to each brace group at the top of its block, if `item` is an `impl`
+/// block (its last token tree a brace group, with `impl` before it).
+fn map_block(item: TokenStream, mut f: impl FnMut(Group) -> Group) -> TokenStream {
+    let mut trees: Vec<TokenTree> = item.into_iter().collect();
+    let is_impl = trees
+        .iter()
+        .any(|tree| matches!(tree, TokenTree::Ident(ident) if ident == "impl"));
+    let Some(TokenTree::Group(block)) = trees.last_mut() else {
+        return trees.into_iter().collect();
+    };
+    if !is_impl || block.delimiter() != Delimiter::Brace {
+        return trees.into_iter().collect();
+    }
+    let inner = block
+        .stream()
+        .into_iter()
+        .map(|tree| match tree {
+            TokenTree::Group(group) if group.delimiter() == Delimiter::Brace => {
+                TokenTree::Group(f(group))
+            }
+            other => other,
+        })
+        .collect();
+    let mut mapped = Group::new(Delimiter::Brace, inner);
+    mapped.set_span(block.span());
+    *block = mapped;
+    trees.into_iter().collect()
+}
+
+fn expand_impl(args: TokenStream, mut item: ItemImpl, bodies: &Bodies) -> syn::Result<TokenStream> {
     let args: ControllerArgs = syn::parse2(args)?;
     check_block(&item)?;
     let prefix = match &args.path {
@@ -216,6 +273,7 @@ fn expand_impl(args: TokenStream, mut item: ItemImpl) -> syn::Result<TokenStream
             #registry_entry
         };
     };
+    let item = bodies.put_back(quote!(#item));
     match errors {
         Some(error) => Ok(attr::with_error(quote!(#item #declared), error)),
         None => Ok(quote!(#item #declared)),
@@ -391,5 +449,43 @@ fn strip_route_attrs(item: &mut ItemImpl) {
         if let Some(attrs) = item_attrs_mut(impl_item) {
             attrs.retain(|a| !is_route_attr(a) && !is_utoipa_path(a));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bodies_are_put_back_where_they_were_taken() {
+        let item = quote! {
+            impl Items {
+                #[route("GET")]
+                async fn list(n: Limit) -> Page<{ 10 }> { Page::of(n) }
+                const MAX: usize = { 1 + 1 };
+                fn plain(&self) {}
+            }
+        };
+        let (hollow, bodies) = Bodies::take(item.clone());
+        let taken: Vec<String> = bodies.0.iter().map(ToString::to_string).collect();
+        assert_eq!(taken.len(), 4, "{taken:?}");
+        assert!(!hollow.to_string().contains("of"));
+        let parsed: ItemImpl = syn::parse2(hollow).expect("an impl block without its bodies");
+        assert_eq!(
+            bodies.put_back(quote!(#parsed)).to_string(),
+            item.to_string()
+        );
+    }
+
+    #[test]
+    fn a_struct_is_left_whole() {
+        let item = quote!(
+            struct Items {
+                db: Inject<Db>,
+            }
+        );
+        let (hollow, bodies) = Bodies::take(item.clone());
+        assert!(bodies.0.is_empty());
+        assert_eq!(hollow.to_string(), item.to_string());
     }
 }
