@@ -69,27 +69,29 @@ where
     T: 'static,
     S: Clone + Send + Sync + 'static,
 {
-    shared(router, filter, Kept::new(Setup::of(setup), handler))
+    let (setup, options) = Setup::of(setup);
+    shared(router, filter, Kept::new(setup, handler), options)
 }
 
 /// Adds the handler `kept` for `filter`, with its setup beside it behind a reference count, and
-/// the path's generated `OPTIONS` route if its setup has it.
+/// the path's generated `OPTIONS` route if the route serves it.
 fn shared<H, T, S>(
     router: MethodRouter<S>,
     filter: MethodFilter,
-    mut kept: Kept<H, T, S>,
+    kept: Kept<H, T, S>,
+    options: Option<PathOptions>,
 ) -> MethodRouter<S>
 where
     H: Handler<T, S>,
     T: 'static,
     S: Clone + Send + Sync + 'static,
 {
-    let router = match (kept.setup.options.take(), &kept.setup.cors) {
-        (Some(options), Some(cors)) => router.on_service(
+    let router = match options {
+        Some((answer, cors)) => router.on_service(
             MethodFilter::OPTIONS,
-            CorsLayer::for_path(cors.clone()).layer(options),
+            CorsLayer::for_path(cors).layer(answer),
         ),
-        _ => router,
+        None => router,
     };
     router.on(filter, Shared::new(kept))
 }
@@ -111,15 +113,13 @@ where
     S: Clone + Send + Sync + 'static,
     K: Fn() -> &'static RouteSlot + Copy + Send + Sync + 'static,
 {
-    let mut kept = Kept::new(Setup::of(setup), handler);
+    let (setup, options) = Setup::of(setup);
+    let kept = Kept::new(setup, handler);
     // A route that sees providers keeps them beside its handler: a slot is never given back,
     // and providers (a database pool, say) must go when their router does.
     if kept.setup.scope.is_some() {
-        return shared(router, filter, kept);
+        return shared(router, filter, kept, options);
     }
-    // The path's generated `OPTIONS` answer, kept apart in the slot so that its route's type
-    // does not depend on the handler's.
-    let options = (kept.setup.options.take()).zip(kept.setup.cors.clone());
     match slot().claim(kept) {
         Ok(()) => {
             let router = match options {
@@ -135,10 +135,7 @@ where
             };
             router.on(filter, handler)
         }
-        Err(mut kept) => {
-            kept.setup.options = options.map(|(answer, _)| answer);
-            shared(router, filter, kept)
-        }
+        Err(kept) => shared(router, filter, kept, options),
     }
 }
 
@@ -157,8 +154,9 @@ where
 #[doc(hidden)]
 pub struct RouteSlot {
     kept: OnceLock<Box<dyn Any + Send + Sync>>,
-    /// The path's CORS and generated `OPTIONS` answer, when the route serves them.
-    options: OnceLock<(FixedAnswer, PathCors)>,
+    /// The path's generated `OPTIONS` answer, when the route serves it: kept apart from the
+    /// handler, so that the `OPTIONS` route's type does not depend on the handler's.
+    options: OnceLock<PathOptions>,
 }
 
 impl RouteSlot {
@@ -199,7 +197,7 @@ impl RouteSlot {
 
     /// Keeps the path's CORS and generated `OPTIONS` answer, for the route that claimed the
     /// slot.
-    fn answer_options(&'static self, answer: (FixedAnswer, PathCors)) {
+    fn answer_options(&'static self, answer: PathOptions) {
         // Only the route that claimed the slot sets this, once.
         let _ = self.options.set(answer);
     }
@@ -278,26 +276,30 @@ struct Setup<S> {
     guards: Guards<S>,
     cors: Option<PathCors>,
     scope: Option<ProviderScope>,
-    /// The answer of the path's generated `OPTIONS` route, when this route serves it too.
-    options: Option<FixedAnswer>,
 }
 
+/// The answer of a path's generated `OPTIONS` route, with the path's CORS it goes through.
+type PathOptions = (FixedAnswer, PathCors);
+
 impl<S> Setup<S> {
-    /// What `setup` adds to a handler.
-    fn of(setup: RouteSetup<S>) -> Self {
+    /// What `setup` adds to a handler, and the path's generated `OPTIONS` answer if the route
+    /// serves it (only a route that answers for its path's CORS does).
+    fn of(setup: RouteSetup<S>) -> (Self, Option<PathOptions>) {
         let RouteSetup {
             guards,
             cors,
             scope,
             options,
         } = setup;
-        let options = options.filter(|_| cors.is_some());
-        Self {
-            guards,
-            cors,
-            scope,
+        let options = options.zip(cors.clone());
+        (
+            Self {
+                guards,
+                cors,
+                scope,
+            },
             options,
-        }
+        )
     }
 }
 
