@@ -68,16 +68,20 @@ impl VaryNames {
     /// Merges the names into `headers`. With no `Vary` yet, inserts the prebuilt value (no
     /// allocation); allocates only to merge with a `Vary` that lists other names.
     pub(crate) fn apply(&self, headers: &mut HeaderMap) {
-        match headers.entry(VARY) {
-            Entry::Vacant(entry) => {
-                entry.insert(self.value.clone());
-            }
-            Entry::Occupied(entry) => self.merge(entry),
+        // A lookup then an insert cost less than `HeaderMap::entry`, whose vacant case is the
+        // common one.
+        if headers.contains_key(VARY) {
+            self.merge(headers);
+        } else {
+            headers.insert(VARY, self.value.clone());
         }
     }
 
     #[cold]
-    fn merge(&self, mut entry: OccupiedEntry<'_, HeaderValue>) {
+    fn merge(&self, headers: &mut HeaderMap) {
+        let Entry::Occupied(mut entry) = headers.entry(VARY) else {
+            return;
+        };
         let mut absent = self.set;
         let extra: &[HeaderName] = self.extra.as_deref().unwrap_or(&[]);
         let mut extra_absent: Vec<bool> = vec![true; extra.len()];

@@ -1,7 +1,7 @@
 //! `rest_root_module!` (also `restRootModule!`, `feature_module!`): a module declaration.
 
 use proc_macro2::TokenStream;
-use quote::{quote, quote_spanned};
+use quote::{ToTokens, quote, quote_spanned};
 use syn::parse::{Parse, ParseStream};
 use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
@@ -135,12 +135,10 @@ pub(crate) fn expand(input: TokenStream) -> TokenStream {
 
 /// An error at the second listing of a controller listed twice.
 fn check_controllers(controllers: &[Type]) -> syn::Result<()> {
-    for (i, controller) in controllers.iter().enumerate() {
-        let text = quote!(#controller).to_string();
-        if controllers[..i]
-            .iter()
-            .any(|c| quote!(#c).to_string() == text)
-        {
+    let mut seen = std::collections::HashSet::with_capacity(controllers.len());
+    for controller in controllers {
+        let text = controller.to_token_stream().to_string();
+        if !seen.insert(text.clone()) {
             return Err(syn::Error::new_spanned(
                 controller,
                 format!("controller `{}` is listed twice", text.replace(' ', "")),

@@ -8,7 +8,7 @@
 //! and throw away in every application.
 
 use proc_macro2::{Ident, TokenStream, TokenTree};
-use quote::{format_ident, quote};
+use quote::{ToTokens, format_ident, quote};
 use syn::{Attribute, Expr, ExprLit, ImplItemFn, Lit, Meta, ReturnType, Type};
 
 use crate::attr::{self, private};
@@ -230,7 +230,9 @@ pub(crate) fn guard_description(guard: &Type) -> TokenStream {
 /// The result type of a handler as the probes take it; `None` where it cannot be named.
 pub(crate) fn output_type(output: &ReturnType) -> Option<&Type> {
     match output {
-        ReturnType::Type(_, ty) if !quote!(#ty).to_string().contains("impl ") => Some(ty),
+        ReturnType::Type(_, ty) if !crate::route::names_impl_trait(&ty.to_token_stream()) => {
+            Some(ty)
+        }
         _ => None,
     }
 }

@@ -1,7 +1,7 @@
 //! `#[route(..)]`: one route of a controller, and the error when it stands alone.
 
 use proc_macro2::{Ident, Span, TokenStream, TokenTree};
-use quote::{format_ident, quote, quote_spanned};
+use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{Attribute, FnArg, ImplItemFn, ReceiverKind, ReturnType, Type};
 
@@ -228,8 +228,8 @@ impl Route {
         self_ty: &Type,
         level: &LevelArgs,
     ) -> (TokenStream, TokenStream) {
-        let output = output_type(&item.sig.output)
-            .map(|ty| replace_self(quote_spanned!(ty.span()=> #ty), self_ty));
+        let output =
+            output_type(&item.sig.output).map(|ty| replace_self(ty.to_token_stream(), self_ty));
         RouteDocs {
             index,
             item,
@@ -237,7 +237,7 @@ impl Route {
             arguments: arguments
                 .iter()
                 .map(|(_, ty)| ty)
-                .filter(|ty| !ty.to_string().contains("impl "))
+                .filter(|ty| !names_impl_trait(ty))
                 .collect(),
             output,
             guards: level
@@ -452,7 +452,7 @@ fn arguments(item: &ImplItemFn, self_ty: &Type) -> Vec<(Ident, TokenStream)> {
         })
         .enumerate()
         .map(|(i, ty)| {
-            let ty = replace_self(quote_spanned!(ty.span()=> #ty), self_ty);
+            let ty = replace_self(ty.to_token_stream(), self_ty);
             (format_ident!("__arg{}", i), ty)
         })
         .collect()
@@ -587,10 +587,10 @@ fn output_check(
         return;
     };
     // An `impl Trait` return type cannot be named here; axum's own bound checks it.
-    if quote!(#ty).to_string().contains("impl ") {
+    if names_impl_trait(&ty.to_token_stream()) {
         return;
     }
-    let ty = replace_self(quote_spanned!(ty.span()=> #ty), self_ty);
+    let ty = replace_self(ty.to_token_stream(), self_ty);
     // A method's wrapper turns the result into a response in its own body. The bound names no
     // state, so a controller for every state takes it too.
     if receiver {
@@ -602,6 +602,15 @@ fn output_check(
             quote_spanned!(span=> for<'__a> #ty: ::cors_axum::__private::HandlerOutput),
         ));
     }
+}
+
+/// Whether a type's `tokens` name an `impl Trait`, which cannot be named outside its function.
+pub(crate) fn names_impl_trait(tokens: &TokenStream) -> bool {
+    tokens.clone().into_iter().any(|tt| match tt {
+        TokenTree::Ident(ident) => ident == "impl",
+        TokenTree::Group(group) => names_impl_trait(&group.stream()),
+        _ => false,
+    })
 }
 
 /// Replaces `Self` in a handler's argument types, since the generated code is outside the impl
@@ -673,4 +682,20 @@ fn check_signature(item: &ImplItemFn) -> syn::Result<()> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn impl_trait_is_found_at_any_depth_and_only_as_the_keyword() {
+        let named = |tokens: TokenStream| names_impl_trait(&tokens);
+        assert!(named(quote!(impl IntoResponse)));
+        assert!(named(quote!(
+            Result<Json<impl Serialize>, (StatusCode, String)>
+        )));
+        assert!(!named(quote!(Simpl<Json<Item>>)));
+        assert!(!named(quote!(Json<Vec<Impl>>)));
+    }
 }
