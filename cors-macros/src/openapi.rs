@@ -227,12 +227,19 @@ pub(crate) fn guard_description(guard: &Type) -> TokenStream {
     }}
 }
 
+/// Whether a type's `tokens` name an `impl Trait`, which cannot be named outside its function.
+pub(crate) fn names_impl_trait(tokens: &TokenStream) -> bool {
+    tokens.clone().into_iter().any(|tt| match tt {
+        TokenTree::Ident(ident) => ident == "impl",
+        TokenTree::Group(group) => names_impl_trait(&group.stream()),
+        _ => false,
+    })
+}
+
 /// The result type of a handler as the probes take it; `None` where it cannot be named.
 pub(crate) fn output_type(output: &ReturnType) -> Option<&Type> {
     match output {
-        ReturnType::Type(_, ty) if !crate::route::names_impl_trait(&ty.to_token_stream()) => {
-            Some(ty)
-        }
+        ReturnType::Type(_, ty) if !names_impl_trait(&ty.to_token_stream()) => Some(ty),
         _ => None,
     }
 }
@@ -240,6 +247,17 @@ pub(crate) fn output_type(output: &ReturnType) -> Option<&Type> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn impl_trait_is_found_at_any_depth_and_only_as_the_keyword() {
+        let named = |tokens: TokenStream| names_impl_trait(&tokens);
+        assert!(named(quote!(impl IntoResponse)));
+        assert!(named(quote!(
+            Result<Json<impl Serialize>, (StatusCode, String)>
+        )));
+        assert!(!named(quote!(Simpl<Json<Item>>)));
+        assert!(!named(quote!(Json<Vec<Impl>>)));
+    }
 
     #[test]
     fn the_doc_comment_gives_a_one_line_summary_and_the_rest_as_description() {

@@ -6,7 +6,7 @@ use syn::spanned::Spanned;
 use syn::{Attribute, FnArg, ImplItemFn, ReceiverKind, ReturnType, Type};
 
 use crate::attr::{self, LevelArgs, RouteArgs, StateParams, private};
-use crate::openapi::{RouteDocs, output_type};
+use crate::openapi::{RouteDocs, names_impl_trait, output_type};
 
 /// `#[route]` outside a `#[controller]` impl block: the item plus an error saying where it
 /// belongs.
@@ -604,15 +604,6 @@ fn output_check(
     }
 }
 
-/// Whether a type's `tokens` name an `impl Trait`, which cannot be named outside its function.
-pub(crate) fn names_impl_trait(tokens: &TokenStream) -> bool {
-    tokens.clone().into_iter().any(|tt| match tt {
-        TokenTree::Ident(ident) => ident == "impl",
-        TokenTree::Group(group) => names_impl_trait(&group.stream()),
-        _ => false,
-    })
-}
-
 /// Replaces `Self` in a handler's argument types, since the generated code is outside the impl
 /// block.
 fn replace_self(tokens: TokenStream, self_ty: &Type) -> TokenStream {
@@ -682,20 +673,4 @@ fn check_signature(item: &ImplItemFn) -> syn::Result<()> {
         }
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn impl_trait_is_found_at_any_depth_and_only_as_the_keyword() {
-        let named = |tokens: TokenStream| names_impl_trait(&tokens);
-        assert!(named(quote!(impl IntoResponse)));
-        assert!(named(quote!(
-            Result<Json<impl Serialize>, (StatusCode, String)>
-        )));
-        assert!(!named(quote!(Simpl<Json<Item>>)));
-        assert!(!named(quote!(Json<Vec<Impl>>)));
-    }
 }
