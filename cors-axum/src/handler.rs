@@ -7,12 +7,13 @@
 //! route, controller or module level, CORS must wrap them, so the builder puts it in a layer
 //! around them instead.
 
-use std::any::Any;
+use std::any::{Any, TypeId};
 use std::convert::Infallible;
 use std::future::Future;
 use std::marker::PhantomData;
 use std::ops::Deref;
 use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::task::{Context, Poll};
 
@@ -120,23 +121,30 @@ where
     if kept.setup.scope.is_some() {
         return shared(router, filter, kept, options);
     }
-    match slot().claim(kept) {
-        Ok(()) => {
-            let router = match options {
-                Some(answer) => {
-                    slot().answer_options(answer);
-                    router.on_service(MethodFilter::OPTIONS, OptionsInSlot { slot })
-                }
-                None => router,
-            };
-            let handler = InSlot::<K, H, T, S> {
-                slot,
-                kept: PhantomData,
-            };
-            router.on(filter, handler)
+    // A zero-sized handler (a function, as `#[route]` passes) is all its type says: two mounts
+    // of it that add nothing to it (no guards, CORS or providers) cannot differ.
+    let interchangeable = size_of::<H>() == 0 && kept.setup.adds_nothing();
+    let router = match slot().claim(kept, interchangeable) {
+        Ok(()) => match options {
+            Some(answer) => {
+                slot().answer_options(answer);
+                router.on_service(MethodFilter::OPTIONS, OptionsInSlot { slot })
+            }
+            None => router,
+        },
+        // The slot keeps the same function with nothing added: it answers for this route too.
+        Err(_)
+            if interchangeable && slot().keeps_interchangeable(TypeId::of::<Kept<H, T, S>>()) =>
+        {
+            router
         }
-        Err(kept) => shared(router, filter, kept, options),
-    }
+        Err(kept) => return shared(router, filter, kept, options),
+    };
+    let handler = InSlot::<K, H, T, S> {
+        slot,
+        kept: PhantomData,
+    };
+    router.on(filter, handler)
 }
 
 /// Where one route keeps its handler and setup for the first router that mounts it, so that
@@ -146,8 +154,9 @@ where
 ///
 /// The first mount takes the slot for as long as the process runs; a later one (another
 /// router, another path, another state) finds it taken and keeps its setup with its handler,
-/// behind a reference count. A slot is never given back, so a service reading it always reads
-/// the setup of the router that made it. What a slot keeps past its router is the handler
+/// behind a reference count, unless neither adds anything to the handler (no guards, CORS or
+/// providers): then the route in the slot answers for both. A slot is never given back, so a
+/// service reading it always reads the setup of the router that made it. What a slot keeps past its router is the handler
 /// (a function, for `#[route]`), the route's guards (functions) and its path's CORS plan; a
 /// route that sees providers is never put in a slot, so that they are dropped with their
 /// router.
@@ -157,6 +166,9 @@ pub struct RouteSlot {
     /// The path's generated `OPTIONS` answer, when the route serves it: kept apart from the
     /// handler, so that the `OPTIONS` route's type does not depend on the handler's.
     options: OnceLock<PathOptions>,
+    /// Whether the route kept here may answer for any later mount of the same handler that
+    /// adds nothing to it either.
+    interchangeable: AtomicBool,
 }
 
 impl RouteSlot {
@@ -166,11 +178,17 @@ impl RouteSlot {
         Self {
             kept: OnceLock::new(),
             options: OnceLock::new(),
+            interchangeable: AtomicBool::new(false),
         }
     }
 
-    /// Keeps `kept` here if the slot is free, else gives it back.
-    fn claim<H, T, S>(&'static self, kept: Kept<H, T, S>) -> Result<(), Kept<H, T, S>>
+    /// Keeps `kept` here if the slot is free, else gives it back; `interchangeable` when it
+    /// may answer for later mounts of its handler that add nothing to it.
+    fn claim<H, T, S>(
+        &'static self,
+        kept: Kept<H, T, S>,
+        interchangeable: bool,
+    ) -> Result<(), Kept<H, T, S>>
     where
         H: Send + Sync + 'static,
         T: 'static,
@@ -182,12 +200,27 @@ impl RouteSlot {
         }
         // Set by another thread since, at most: `set` then gives the same box back.
         match self.kept.set(Box::new(kept)) {
-            Ok(()) => Ok(()),
+            Ok(()) => {
+                // Read only with the kept route: seen without it, a later mount keeps its own.
+                self.interchangeable
+                    .store(interchangeable, Ordering::Relaxed);
+                Ok(())
+            }
             Err(kept) => match kept.downcast() {
                 Ok(kept) => Err(*kept),
                 Err(_) => unreachable!("a slot is given the value it gives back"),
             },
         }
+    }
+
+    /// Whether the route kept here is of type `kept` and may answer for a later mount of it.
+    /// Not generic: compiled once, not once per route.
+    fn keeps_interchangeable(&self, kept: TypeId) -> bool {
+        self.interchangeable.load(Ordering::Relaxed)
+            && self
+                .kept
+                .get()
+                .is_some_and(|taken| (**taken).type_id() == kept)
     }
 
     /// What is kept here, for handler `H` under state `S`.
@@ -282,6 +315,11 @@ struct Setup<S> {
 type PathOptions = (FixedAnswer, PathCors);
 
 impl<S> Setup<S> {
+    /// Whether the module system adds nothing to the handler: no guards, CORS or providers.
+    fn adds_nothing(&self) -> bool {
+        self.guards.is_empty() && self.cors.is_none() && self.scope.is_none()
+    }
+
     /// What `setup` adds to a handler, and the path's generated `OPTIONS` answer if the route
     /// serves it (only a route that answers for its path's CORS does).
     fn of(setup: RouteSetup<S>) -> (Self, Option<PathOptions>) {

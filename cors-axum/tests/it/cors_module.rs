@@ -635,3 +635,65 @@ async fn routers_sharing_a_controller_each_answer_with_their_own_options() {
         assert_eq!(refused.header("access-control-allow-origin"), None, "{own}");
     }
 }
+
+/// Mounted only by the test below, so that its first router is the first mount in the process.
+struct Bare;
+
+#[controller("bare")]
+impl Bare {
+    #[route("GET")]
+    async fn read() -> &'static str {
+        "bare"
+    }
+}
+
+rest_root_module! {
+    struct BareModule {
+        controllers: [Bare],
+    }
+}
+
+rest_root_module! {
+    struct BareWithCorsModule {
+        imports: [CorsModule],
+        controllers: [Bare],
+    }
+}
+
+/// A first router that adds nothing to a route (no guards, CORS or providers) keeps it in its
+/// slot; a later one that adds nothing either answers through that slot, and one that adds CORS
+/// still keeps its own setup: each answers as its own options say, the first one dropped.
+#[tokio::test]
+async fn routers_adding_nothing_share_a_route_and_one_with_cors_keeps_its_own() {
+    const ORIGIN: &str = "https://app.example.com";
+    let first = BareModule::builder().router().unwrap();
+    let with_cors = BareWithCorsModule::builder()
+        .provide(CorsOptions::new().origin(ORIGIN.to_owned()))
+        .router()
+        .unwrap();
+    let second = BareModule::builder().router().unwrap();
+    drop(first);
+
+    let plain = send(&second, request("GET", "/bare", &[("origin", ORIGIN)])).await;
+    assert_eq!(plain.status, StatusCode::OK);
+    assert_eq!(plain.body, "bare");
+    assert_eq!(plain.header("access-control-allow-origin"), None);
+    let unanswered = send(
+        &second,
+        request("OPTIONS", "/bare", &preflight(ORIGIN, "GET")),
+    )
+    .await;
+    assert_eq!(unanswered.status, StatusCode::METHOD_NOT_ALLOWED);
+
+    let granted = send(&with_cors, request("GET", "/bare", &[("origin", ORIGIN)])).await;
+    assert_eq!(granted.status, StatusCode::OK);
+    assert_eq!(granted.body, "bare");
+    assert_eq!(granted.header("access-control-allow-origin"), Some(ORIGIN));
+    let answered = send(
+        &with_cors,
+        request("OPTIONS", "/bare", &preflight(ORIGIN, "GET")),
+    )
+    .await;
+    assert_eq!(answered.status, StatusCode::NO_CONTENT);
+    assert_eq!(answered.header("access-control-allow-origin"), Some(ORIGIN));
+}
