@@ -124,27 +124,28 @@ where
     // A zero-sized handler (a function, as `#[route]` passes) is all its type says: two mounts
     // of it that add nothing to it (no guards, CORS or providers) cannot differ.
     let interchangeable = size_of::<H>() == 0 && kept.setup.adds_nothing();
-    let router = match slot().claim(kept, interchangeable) {
+    let handler = InSlot::<K, H, T, S> {
+        slot,
+        kept: PhantomData,
+    };
+    match slot().claim(kept, interchangeable) {
         Ok(()) => match options {
             Some(answer) => {
                 slot().answer_options(answer);
-                router.on_service(MethodFilter::OPTIONS, OptionsInSlot { slot })
+                router
+                    .on_service(MethodFilter::OPTIONS, OptionsInSlot { slot })
+                    .on(filter, handler)
             }
-            None => router,
+            None => router.on(filter, handler),
         },
         // The slot keeps the same function with nothing added: it answers for this route too.
         Err(_)
             if interchangeable && slot().keeps_interchangeable(TypeId::of::<Kept<H, T, S>>()) =>
         {
-            router
+            router.on(filter, handler)
         }
-        Err(kept) => return shared(router, filter, kept, options),
-    };
-    let handler = InSlot::<K, H, T, S> {
-        slot,
-        kept: PhantomData,
-    };
-    router.on(filter, handler)
+        Err(kept) => shared(router, filter, kept, options),
+    }
 }
 
 /// Where one route keeps its handler and setup for the first router that mounts it, so that
