@@ -157,10 +157,10 @@ where
 /// router, another path, another state) finds it taken and keeps its setup with its handler,
 /// behind a reference count, unless neither adds anything to the handler (no guards, CORS or
 /// providers): then the route in the slot answers for both. A slot is never given back, so a
-/// service reading it always reads the setup of the router that made it. What a slot keeps past its router is the handler
-/// (a function, for `#[route]`), the route's guards (functions) and its path's CORS plan; a
-/// route that sees providers is never put in a slot, so that they are dropped with their
-/// router.
+/// service reading it always reads the setup of the router that made it. What a slot keeps
+/// past its router is the handler (a function, for `#[route]`), the route's guards
+/// (functions) and its path's CORS plan; a route that sees providers is never put in a slot,
+/// so that they are dropped with their router.
 #[doc(hidden)]
 pub struct RouteSlot {
     kept: OnceLock<Box<dyn Any + Send + Sync>>,
