@@ -330,7 +330,11 @@ impl<S> Setup<S> {
             scope,
             options,
         } = setup;
-        let options = options.zip(cors.clone());
+        // Only the route that serves the generated `OPTIONS` route needs the path's CORS twice.
+        let options = match (options, &cors) {
+            (Some(answer), Some(cors)) => Some((answer, cors.clone())),
+            _ => None,
+        };
         (
             Self {
                 guards,

@@ -583,13 +583,10 @@ fn output_check(
     bounds: &mut Vec<(Bound, TokenStream)>,
 ) {
     let private = private();
-    let ReturnType::Type(_, ty) = output else {
+    // An `impl Trait` return type cannot be named here; axum's own bound checks it.
+    let Some(ty) = output_type(output) else {
         return;
     };
-    // An `impl Trait` return type cannot be named here; axum's own bound checks it.
-    if names_impl_trait(&ty.to_token_stream()) {
-        return;
-    }
     let ty = replace_self(ty.to_token_stream(), self_ty);
     // A method's wrapper turns the result into a response in its own body. The bound names no
     // state, so a controller for every state takes it too.
