@@ -1,7 +1,7 @@
 //! Argument parsing shared by `#[controller(..)]` and `#[route(..)]`, and the one funnel that
 //! turns errors into tokens.
 
-use proc_macro2::TokenStream;
+use proc_macro2::{Span, TokenStream, TokenTree};
 use quote::{ToTokens, quote, quote_spanned};
 use syn::parse::{Parse, ParseStream};
 use syn::punctuated::Punctuated;
@@ -123,7 +123,7 @@ impl LevelArgs {
     }
 
     /// The guards, as `GuardFn` values for state `state`.
-    pub(crate) fn guards(&self, state: &TokenStream) -> Vec<TokenStream> {
+    pub(crate) fn guards(&self, state: &TokenList) -> Vec<TokenStream> {
         let private = private();
         self.guards
             .iter()
@@ -257,9 +257,11 @@ pub(crate) fn check_method(method: &LitStr) -> syn::Result<String> {
 
 /// The items the generated code uses, by the short name that [`private_use`] brings into scope.
 /// A controller's expansion names them about twenty times per route: written in full, that
-/// would be most of the tokens the macro hands the compiler.
-pub(crate) fn private() -> TokenStream {
-    quote!(__cors)
+/// would be most of the tokens the macro hands the compiler. An identifier rather than a token
+/// stream, so that naming it appends one token instead of joining two streams across the
+/// compiler's proc-macro bridge.
+pub(crate) fn private() -> proc_macro2::Ident {
+    proc_macro2::Ident::new("__cors", proc_macro2::Span::call_site())
 }
 
 /// Brings [`private`]'s name into scope: the first item of the anonymous `const` block that
@@ -271,15 +273,70 @@ pub(crate) fn private_use() -> TokenStream {
     )
 }
 
+/// Tokens kept as a list. Interpolated (`#list`), they are appended one by one to the output,
+/// where a `TokenStream` is joined to it by a call across the compiler's proc-macro bridge,
+/// which costs more than the few tokens of a type or a name. For the short fragments that a
+/// controller's expansion names several times per route: its state, its argument types.
+#[derive(Clone, Default)]
+pub(crate) struct TokenList(Vec<TokenTree>);
+
+impl TokenList {
+    /// The span of the first token, where a check of the fragment reports.
+    pub(crate) fn first_span(&self) -> Span {
+        self.0.first().map_or_else(Span::call_site, TokenTree::span)
+    }
+
+    /// The tokens, as a stream (for parsing).
+    pub(crate) fn to_stream(&self) -> TokenStream {
+        self.0.iter().cloned().collect()
+    }
+}
+
+impl From<TokenStream> for TokenList {
+    fn from(tokens: TokenStream) -> Self {
+        Self(tokens.into_iter().collect())
+    }
+}
+
+impl FromIterator<TokenTree> for TokenList {
+    fn from_iter<I: IntoIterator<Item = TokenTree>>(trees: I) -> Self {
+        Self(trees.into_iter().collect())
+    }
+}
+
+impl IntoIterator for TokenList {
+    type Item = TokenTree;
+    type IntoIter = std::vec::IntoIter<TokenTree>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.into_iter()
+    }
+}
+
+impl<'a> IntoIterator for &'a TokenList {
+    type Item = TokenTree;
+    type IntoIter = std::iter::Cloned<std::slice::Iter<'a, TokenTree>>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter().cloned()
+    }
+}
+
+impl ToTokens for TokenList {
+    fn to_tokens(&self, tokens: &mut TokenStream) {
+        tokens.extend(self.0.iter().cloned());
+    }
+}
+
 /// The generics and the state type of generated impls: generic over the state when `state` is
 /// not given, for that state otherwise.
 pub(crate) struct StateParams {
     /// `<__S: AnyState>` (`Clone + Send + Sync + 'static`) or nothing.
-    pub(crate) generics: TokenStream,
+    pub(crate) generics: TokenList,
     /// `__S` or the state type.
-    pub(crate) state: TokenStream,
+    pub(crate) state: TokenList,
     /// `::<__S>` or nothing, to name a generated generic function.
-    pub(crate) turbofish: TokenStream,
+    pub(crate) turbofish: TokenList,
     /// Whether the impls are for every state (`__S`).
     pub(crate) any_state: bool,
 }
@@ -288,15 +345,15 @@ impl StateParams {
     pub(crate) fn new(state: Option<&Type>) -> Self {
         match state {
             Some(state) => StateParams {
-                generics: TokenStream::new(),
-                state: quote!(#state),
-                turbofish: TokenStream::new(),
+                generics: TokenList::default(),
+                state: quote!(#state).into(),
+                turbofish: TokenList::default(),
                 any_state: false,
             },
             None => StateParams {
-                generics: quote!(<__S: __cors::AnyState>),
-                state: quote!(__S),
-                turbofish: quote!(::<__S>),
+                generics: quote!(<__S: __cors::AnyState>).into(),
+                state: quote!(__S).into(),
+                turbofish: quote!(::<__S>).into(),
                 any_state: true,
             },
         }

@@ -11,7 +11,7 @@ use proc_macro2::{Ident, TokenStream, TokenTree};
 use quote::{ToTokens, format_ident, quote};
 use syn::{Attribute, Expr, ExprLit, ImplItemFn, Lit, Meta, ReturnType, Type};
 
-use crate::attr::{self, private};
+use crate::attr::{self, TokenList, private};
 
 /// Whether `attr` is `#[utoipa::path(..)]`, matched exactly.
 pub(crate) fn is_utoipa_path(attr: &Attribute) -> bool {
@@ -131,7 +131,7 @@ pub(crate) struct RouteDocs<'a> {
     pub(crate) index: usize,
     pub(crate) item: &'a ImplItemFn,
     /// The types of the handler's arguments, `Self` replaced.
-    pub(crate) arguments: Vec<&'a TokenStream>,
+    pub(crate) arguments: Vec<&'a TokenList>,
     /// The result type, `Self` replaced; `None` for `impl Trait` or `()`.
     pub(crate) output: Option<TokenStream>,
     /// The guards of the controller and of the route.
@@ -228,10 +228,10 @@ pub(crate) fn guard_description(guard: &Type) -> TokenStream {
 }
 
 /// Whether a type's `tokens` name an `impl Trait`, which cannot be named outside its function.
-pub(crate) fn names_impl_trait(tokens: &TokenStream) -> bool {
-    tokens.clone().into_iter().any(|tt| match tt {
+pub(crate) fn names_impl_trait(tokens: impl IntoIterator<Item = TokenTree>) -> bool {
+    tokens.into_iter().any(|tt| match tt {
         TokenTree::Ident(ident) => ident == "impl",
-        TokenTree::Group(group) => names_impl_trait(&group.stream()),
+        TokenTree::Group(group) => names_impl_trait(group.stream()),
         _ => false,
     })
 }
@@ -239,7 +239,7 @@ pub(crate) fn names_impl_trait(tokens: &TokenStream) -> bool {
 /// The result type of a handler as the probes take it; `None` where it cannot be named.
 pub(crate) fn output_type(output: &ReturnType) -> Option<&Type> {
     match output {
-        ReturnType::Type(_, ty) if !names_impl_trait(&ty.to_token_stream()) => Some(ty),
+        ReturnType::Type(_, ty) if !names_impl_trait(ty.to_token_stream()) => Some(ty),
         _ => None,
     }
 }
@@ -250,7 +250,7 @@ mod tests {
 
     #[test]
     fn impl_trait_is_found_at_any_depth_and_only_as_the_keyword() {
-        let named = |tokens: TokenStream| names_impl_trait(&tokens);
+        let named = |tokens: TokenStream| names_impl_trait(tokens);
         assert!(named(quote!(impl IntoResponse)));
         assert!(named(quote!(
             Result<Json<impl Serialize>, (StatusCode, String)>

@@ -2,10 +2,9 @@
 
 use proc_macro2::{Ident, Span, TokenStream, TokenTree};
 use quote::{ToTokens, format_ident, quote, quote_spanned};
-use syn::spanned::Spanned;
 use syn::{Attribute, FnArg, ImplItemFn, ReceiverKind, ReturnType, Type};
 
-use crate::attr::{self, LevelArgs, RouteArgs, StateParams, private};
+use crate::attr::{self, LevelArgs, RouteArgs, StateParams, TokenList, private};
 use crate::openapi::{RouteDocs, names_impl_trait, output_type};
 
 /// `#[route]` outside a `#[controller]` impl block: the item plus an error saying where it
@@ -125,7 +124,7 @@ impl Route {
         &self,
         name: &Ident,
         item: &ImplItemFn,
-        arguments: &[(Ident, TokenStream)],
+        arguments: &[(Ident, TokenList)],
         controller: &ControllerContext<'_>,
     ) -> RouterFn {
         let private = private();
@@ -224,7 +223,7 @@ impl Route {
         &self,
         index: usize,
         item: &ImplItemFn,
-        arguments: &[(Ident, TokenStream)],
+        arguments: &[(Ident, TokenList)],
         self_ty: &Type,
         level: &LevelArgs,
     ) -> (TokenStream, TokenStream) {
@@ -237,7 +236,7 @@ impl Route {
             arguments: arguments
                 .iter()
                 .map(|(_, ty)| ty)
-                .filter(|ty| !names_impl_trait(ty))
+                .filter(|ty| !names_impl_trait(*ty))
                 .collect(),
             output,
             guards: level
@@ -260,7 +259,7 @@ impl Route {
     fn router_expr(
         &self,
         item: &ImplItemFn,
-        arguments: &[(Ident, TokenStream)],
+        arguments: &[(Ident, TokenList)],
         self_ty: &Type,
         params: &StateParams,
         layers: &RouteLayers,
@@ -283,7 +282,7 @@ impl Route {
     fn method_router_expr(
         &self,
         receiver: &syn::Receiver,
-        arguments: &[(Ident, TokenStream)],
+        arguments: &[(Ident, TokenList)],
         self_ty: &Type,
         params: &StateParams,
         added: TokenStream,
@@ -390,7 +389,7 @@ impl RouteLayers {
 fn needs_fn(
     name: &Ident,
     item: &ImplItemFn,
-    arguments: &[(Ident, TokenStream)],
+    arguments: &[(Ident, TokenList)],
     self_ty: &Type,
     guards: &[&Type],
 ) -> TokenStream {
@@ -442,7 +441,7 @@ pub(crate) fn declare_guard(guard: &Type) -> TokenStream {
 }
 
 /// The typed arguments of a handler (after any receiver), named `__argN`, with `Self` replaced.
-fn arguments(item: &ImplItemFn, self_ty: &Type) -> Vec<(Ident, TokenStream)> {
+fn arguments(item: &ImplItemFn, self_ty: &Type) -> Vec<(Ident, TokenList)> {
     item.sig
         .inputs
         .iter()
@@ -452,7 +451,7 @@ fn arguments(item: &ImplItemFn, self_ty: &Type) -> Vec<(Ident, TokenStream)> {
         })
         .enumerate()
         .map(|(i, ty)| {
-            let ty = replace_self(ty.to_token_stream(), self_ty);
+            let ty = replace_self(ty.to_token_stream(), self_ty).into();
             (format_ident!("__arg{}", i), ty)
         })
         .collect()
@@ -482,7 +481,7 @@ struct Checks {
 }
 
 fn checks(
-    arguments: &[(Ident, TokenStream)],
+    arguments: &[(Ident, TokenList)],
     output: &ReturnType,
     self_ty: &Type,
     params: &StateParams,
@@ -514,17 +513,9 @@ fn checks(
     Checks { body, bounds, span }
 }
 
-/// The span of a type's first token, where its check reports.
-fn first_span(ty: &TokenStream) -> Span {
-    ty.clone()
-        .into_iter()
-        .next()
-        .map_or_else(Span::call_site, |t| t.span())
-}
-
 /// The checks of a handler's arguments: calls in the body, or bounds of the route's function.
 fn argument_checks(
-    arguments: &[(Ident, TokenStream)],
+    arguments: &[(Ident, TokenList)],
     params: &StateParams,
     body: &mut TokenStream,
     bounds: &mut Vec<(Bound, TokenStream)>,
@@ -539,20 +530,20 @@ fn argument_checks(
     // one more for every module to prove.
     if params.any_state {
         for (_, ty) in before {
-            let span = first_span(ty);
+            let span = ty.first_span();
             body.extend(
                 quote_spanned!(span=> #private::any_state_parts_argument::<#state, #ty>();),
             );
         }
-        let span = first_span(last);
+        let span = last.first_span();
         body.extend(
             quote_spanned!(span=> #private::any_state_last_argument::<#state, _, #last>();),
         );
         return;
     }
     for (_, ty) in before {
-        let span = first_span(ty);
-        bounds.push(match crate::state::state_of_tokens(ty) {
+        let span = ty.first_span();
+        bounds.push(match crate::state::state_of_tokens(&ty.to_stream()) {
             Some(part) => (
                 Bound::State(span),
                 quote_spanned!(span=> for<'__a> #part: ::cors_axum::__private::StatePart<#state>),
@@ -563,8 +554,8 @@ fn argument_checks(
             ),
         });
     }
-    let span = first_span(last);
-    match crate::state::state_of_tokens(last) {
+    let span = last.first_span();
+    match crate::state::state_of_tokens(&last.to_stream()) {
         Some(part) => bounds.push((
             Bound::State(span),
             quote_spanned!(span=> for<'__a> #part: ::cors_axum::__private::StatePart<#state>),
@@ -587,13 +578,13 @@ fn output_check(
     let Some(ty) = output_type(output) else {
         return;
     };
-    let ty = replace_self(ty.to_token_stream(), self_ty);
+    let ty: TokenList = replace_self(ty.to_token_stream(), self_ty).into();
+    let span = ty.first_span();
     // A method's wrapper turns the result into a response in its own body. The bound names no
     // state, so a controller for every state takes it too.
     if receiver {
-        body.extend(quote_spanned!(ty.span()=> #private::handler_output::<#ty>();));
+        body.extend(quote_spanned!(span=> #private::handler_output::<#ty>();));
     } else {
-        let span = first_span(&ty);
         bounds.push((
             Bound::Other(span),
             quote_spanned!(span=> for<'__a> #ty: ::cors_axum::__private::HandlerOutput),
@@ -622,7 +613,7 @@ fn replace_self(tokens: TokenStream, self_ty: &Type) -> TokenStream {
 }
 
 /// `tokens` with every span set to `span`.
-fn respan(tokens: TokenStream, span: Span) -> TokenStream {
+fn respan(tokens: impl IntoIterator<Item = TokenTree>, span: Span) -> TokenStream {
     tokens
         .into_iter()
         .map(|tt| match tt {
