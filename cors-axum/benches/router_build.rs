@@ -13,7 +13,7 @@ use axum::Router;
 use axum::routing::{MethodFilter, MethodRouter, get, options};
 use cors_axum::__private::{
     ControllerRef, ModuleDefinition, Needs, RouteDef, RouteDoc, RouteSetup, RouteSlot,
-    route_in_slot,
+    route_in_slot, route_in_slot_without_options,
 };
 use cors_axum::app::Module;
 use cors_axum::{Application, CorsModule};
@@ -72,8 +72,10 @@ fn get_route(into: MethodRouter, setup: RouteSetup<()>) -> MethodRouter {
     route_in_slot(into, MethodFilter::GET, handler, slot!(), setup)
 }
 
+/// Not the path's first route in the builder's order: as `#[controller]` writes it, it does not
+/// expect to serve the path's generated `OPTIONS` route.
 fn post_route(into: MethodRouter, setup: RouteSetup<()>) -> MethodRouter {
-    route_in_slot(into, MethodFilter::POST, handler, slot!(), setup)
+    route_in_slot_without_options(into, MethodFilter::POST, handler, slot!(), setup)
 }
 
 fn no_needs(_: &mut Needs) {}

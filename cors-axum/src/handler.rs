@@ -99,7 +99,11 @@ where
 
 /// [`route_into`] for a route that has a [`RouteSlot`] of its own, `slot`: the first router
 /// that mounts the route keeps the handler and its setup there, and the route's service is
-/// then zero-sized.
+/// then zero-sized; so is the path's generated `OPTIONS` route where the route serves it,
+/// answered from the slot. That route is one more type, a dozen more functions to compile:
+/// `#[controller]` calls this for the route of each path that the builder will ask to serve
+/// it (the first of the path's routes in the builder's order), and
+/// [`route_in_slot_without_options`] for the others.
 #[doc(hidden)]
 pub fn route_in_slot<H, T, S, K>(
     router: MethodRouter<S>,
@@ -107,6 +111,61 @@ pub fn route_in_slot<H, T, S, K>(
     handler: H,
     slot: K,
     setup: RouteSetup<S>,
+) -> MethodRouter<S>
+where
+    H: Handler<T, S>,
+    T: 'static,
+    S: Clone + Send + Sync + 'static,
+    K: Fn() -> &'static RouteSlot + Copy + Send + Sync + 'static,
+{
+    in_slot(router, filter, handler, slot, setup, |router, options| {
+        slot().answer_options(options);
+        router.on_service(MethodFilter::OPTIONS, OptionsInSlot { slot })
+    })
+}
+
+/// [`route_in_slot`] for a route that is not expected to serve its path's generated `OPTIONS`
+/// route: should the builder ask it to all the same, that route is a service of its own, one
+/// type for every path, behind the path's CORS.
+#[doc(hidden)]
+pub fn route_in_slot_without_options<H, T, S, K>(
+    router: MethodRouter<S>,
+    filter: MethodFilter,
+    handler: H,
+    slot: K,
+    setup: RouteSetup<S>,
+) -> MethodRouter<S>
+where
+    H: Handler<T, S>,
+    T: 'static,
+    S: Clone + Send + Sync + 'static,
+    K: Fn() -> &'static RouteSlot + Copy + Send + Sync + 'static,
+{
+    in_slot(
+        router,
+        filter,
+        handler,
+        slot,
+        setup,
+        |router, (answer, cors)| {
+            router.on_service(
+                MethodFilter::OPTIONS,
+                CorsLayer::for_path(cors).layer(answer),
+            )
+        },
+    )
+}
+
+/// [`route_in_slot`], with `serve_options` adding the path's generated `OPTIONS` route where
+/// the route claims its slot and serves it.
+#[inline(always)]
+fn in_slot<H, T, S, K>(
+    router: MethodRouter<S>,
+    filter: MethodFilter,
+    handler: H,
+    slot: K,
+    setup: RouteSetup<S>,
+    serve_options: impl FnOnce(MethodRouter<S>, PathOptions) -> MethodRouter<S>,
 ) -> MethodRouter<S>
 where
     H: Handler<T, S>,
@@ -130,12 +189,7 @@ where
     };
     match slot().claim(kept, interchangeable) {
         Ok(()) => match options {
-            Some(answer) => {
-                slot().answer_options(answer);
-                router
-                    .on_service(MethodFilter::OPTIONS, OptionsInSlot { slot })
-                    .on(filter, handler)
-            }
+            Some(options) => serve_options(router, options).on(filter, handler),
             None => router.on(filter, handler),
         },
         // The slot keeps the same function with nothing added: it answers for this route too.

@@ -94,7 +94,9 @@ pub mod __private {
         DescribePathTuple,
     };
     pub use crate::guard::{GuardFn, Guards, guard};
-    pub use crate::handler::{RouteSetup, RouteSlot, route, route_in_slot};
+    pub use crate::handler::{
+        RouteSetup, RouteSlot, route, route_in_slot, route_in_slot_without_options,
+    };
     pub use crate::module::{DeclaredModule, Import, IntoImport, Module, ModuleDefinition};
     pub use crate::needs::{
         DeclareFields, DeclareGuard, DeclareGuardName, DeclareNeed, DeclareNoFields,

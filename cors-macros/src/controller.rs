@@ -210,7 +210,8 @@ fn expand_impl(args: TokenStream, mut item: ItemImpl, bodies: &Bodies) -> syn::R
     let self_ty = item.self_ty.clone();
     let controller_name = quote!(#self_ty).to_string().replace(' ', "");
 
-    let (routes, mut errors) = take_routes(&mut item, &prefix);
+    let (mut routes, mut errors) = take_routes(&mut item, &prefix);
+    crate::route::mark_options_servers(&mut routes);
     let private = private();
     let inferred = match &args.state {
         Some(_) => None,

@@ -38,6 +38,9 @@ pub(crate) struct Route {
     pub(crate) args: RouteArgs,
     /// The arguments of the method's `#[utoipa::path(..)]`.
     pub(crate) details: Option<TokenStream>,
+    /// Whether the router builder will ask this route to serve its path's generated `OPTIONS`
+    /// route (see [`mark_options_servers`]).
+    serves_options: bool,
 }
 
 /// What the generated code of a route needs to know about its controller.
@@ -78,6 +81,7 @@ impl Route {
             handler: method_item.sig.ident.clone(),
             args,
             details,
+            serves_options: false,
         })
     }
 
@@ -270,10 +274,10 @@ impl Route {
             // Spanned at the handler's name, so that an error of the handler as a whole points
             // at it rather than at `#[controller]`.
             let route = quote_spanned!(handler.span()=> <#self_ty>::#handler);
-            let added = layers.add(&self.method, route);
+            let added = layers.add(&self.method, route, self.serves_options);
             return quote_spanned!(handler.span()=> #added);
         };
-        let added = layers.add(&self.method, quote!(__wrapper::<__C>));
+        let added = layers.add(&self.method, quote!(__wrapper::<__C>), self.serves_options);
         self.method_router_expr(receiver, arguments, self_ty, params, added, bounds)
     }
 
@@ -361,17 +365,22 @@ impl RouteLayers {
 
     /// Adds `route`, the handler, for `method` to the path's method router `__into`: with
     /// layers, built apart, its layers around it, then merged.
-    fn add(&self, method: &str, route: TokenStream) -> TokenStream {
+    fn add(&self, method: &str, route: TokenStream, serves_options: bool) -> TokenStream {
         let private = private();
         let filter = format_ident!("{}", method);
         let filter = quote!(#private::MethodFilter::#filter);
         if !self.any() {
+            let in_slot = if serves_options {
+                format_ident!("route_in_slot")
+            } else {
+                format_ident!("route_in_slot_without_options")
+            };
             return quote!({
                 fn __cors_slot() -> &'static #private::RouteSlot {
                     static SLOT: #private::RouteSlot = #private::RouteSlot::new();
                     &SLOT
                 }
-                #private::route_in_slot(__into, #filter, #route, __cors_slot, __setup)
+                #private::#in_slot(__into, #filter, #route, __cors_slot, __setup)
             });
         }
         let RouteLayers {
@@ -381,6 +390,30 @@ impl RouteLayers {
         quote! {
             __into.merge(#private::route(#filter, #route, __setup) #route_layers #controller)
         }
+    }
+}
+
+/// The order in which the router builder meets the routes of one path: `Allow`'s, as
+/// `cors-axum` lists methods (`METHOD_ORDER`). Only which route is asked to serve the generated
+/// `OPTIONS` route hangs on it: were the two to differ, that route would still be served, by a
+/// service that is not zero-sized.
+const BUILD_ORDER: [&str; 9] = [
+    "OPTIONS", "GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "TRACE", "CONNECT",
+];
+
+/// Marks, for each path of a controller, the route that the router builder will ask to serve
+/// the path's generated `OPTIONS` route: the first it meets of those without layers of their
+/// own. That route alone is compiled with the zero-sized `OPTIONS` route.
+pub(crate) fn mark_options_servers(routes: &mut [(Route, ImplItemFn)]) {
+    let rank = |route: &Route| BUILD_ORDER.iter().position(|m| *m == route.method);
+    let in_handler = |route: &Route| route.args.level.layers.is_none();
+    for i in 0..routes.len() {
+        let route = &routes[i].0;
+        let first = in_handler(route)
+            && routes.iter().all(|(other, _)| {
+                other.path != route.path || !in_handler(other) || rank(other) >= rank(route)
+            });
+        routes[i].0.serves_options = first;
     }
 }
 
@@ -661,4 +694,46 @@ fn check_signature(item: &ImplItemFn) -> syn::Result<()> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_first_route_of_each_path_in_the_builders_order_serves_its_options() {
+        let block: syn::ItemImpl = syn::parse_quote! {
+            impl Items {
+                #[route("DELETE")]
+                async fn remove() {}
+                #[route("PATCH")]
+                async fn patch() {}
+                #[route("GET", "{id}", layers = [trace()])]
+                async fn read() {}
+                #[route("PUT", "{id}")]
+                async fn replace() {}
+                #[route("POST", "{id}")]
+                async fn create() {}
+            }
+        };
+        let mut routes: Vec<(Route, ImplItemFn)> = block
+            .items
+            .into_iter()
+            .map(|item| match item {
+                syn::ImplItem::Fn(method) => (
+                    Route::parse(&method.attrs[0], &method, "items", None).unwrap(),
+                    method,
+                ),
+                _ => unreachable!("only methods"),
+            })
+            .collect();
+        mark_options_servers(&mut routes);
+        let serving: Vec<String> = routes
+            .iter()
+            .filter(|(route, _)| route.serves_options)
+            .map(|(route, _)| route.handler.to_string())
+            .collect();
+        // `PATCH` comes before `DELETE`; the layered `GET` is skipped, `POST` before `PUT`.
+        assert_eq!(serving, ["patch", "create"]);
+    }
 }

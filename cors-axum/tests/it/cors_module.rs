@@ -697,3 +697,125 @@ async fn routers_adding_nothing_share_a_route_and_one_with_cors_keeps_its_own() 
     assert_eq!(answered.status, StatusCode::NO_CONTENT);
     assert_eq!(answered.header("access-control-allow-origin"), Some(ORIGIN));
 }
+
+// ---- The route that serves a path's generated `OPTIONS` route --------------------------------
+
+/// `#[controller]` compiles the generated `OPTIONS` route of each path into one of its routes:
+/// the first of the path's in the builder's order, skipping one with layers of its own.
+struct Served;
+
+#[controller("served")]
+impl Served {
+    #[route("DELETE")]
+    async fn remove() -> &'static str {
+        "removed"
+    }
+
+    #[route("PATCH")]
+    async fn patch() -> &'static str {
+        "patched"
+    }
+
+    #[route("GET", "{id}", layers = [axum::middleware::from_fn(pass)])]
+    async fn read(Path(id): Path<u32>) -> String {
+        format!("read {id}")
+    }
+
+    #[route("PUT", "{id}")]
+    async fn replace(Path(id): Path<u32>) -> String {
+        format!("replaced {id}")
+    }
+}
+
+async fn pass(request: axum::extract::Request, next: axum::middleware::Next) -> Response {
+    next.run(request).await
+}
+
+rest_root_module! {
+    struct ServedModule {
+        imports: [CorsModule::with_opts(CorsOptions::new().origin("https://app.example.com"))],
+        controllers: [Served],
+    }
+}
+
+/// Asserts that `router` answers a preflight of `uri` for `method` (granted for the allowed
+/// origin only) and a plain `OPTIONS` with `allow`.
+async fn assert_options_answered(router: &axum::Router, uri: &str, method: &str, allow: &str) {
+    const ORIGIN: &str = "https://app.example.com";
+    let granted = send(router, request("OPTIONS", uri, &preflight(ORIGIN, method))).await;
+    assert_eq!(granted.status, StatusCode::NO_CONTENT, "{uri}");
+    assert_eq!(
+        granted.header("access-control-allow-origin"),
+        Some(ORIGIN),
+        "{uri}"
+    );
+    let refused = send(
+        router,
+        request("OPTIONS", uri, &preflight("https://evil.example", method)),
+    )
+    .await;
+    assert_eq!(refused.header("access-control-allow-origin"), None, "{uri}");
+    let plain = send(router, request("OPTIONS", uri, &[])).await;
+    assert_eq!(plain.status, StatusCode::NO_CONTENT, "{uri}");
+    assert_eq!(plain.header("allow"), Some(allow), "{uri}");
+}
+
+#[tokio::test]
+async fn every_path_answers_its_generated_options_whichever_route_serves_it() {
+    let router = ServedModule::router().unwrap();
+    assert_options_answered(&router, "/served", "PATCH", "OPTIONS, PATCH, DELETE").await;
+    assert_options_answered(&router, "/served/7", "PUT", "OPTIONS, GET, HEAD, PUT").await;
+    let read = send(&router, request("GET", "/served/7", &[])).await;
+    assert_eq!(read.body, "read 7");
+    let removed = send(&router, request("DELETE", "/served", &[])).await;
+    assert_eq!(removed.body, "removed");
+}
+
+/// A route that `#[controller]` did not expect to serve its path's generated `OPTIONS` route,
+/// asked to all the same (here, written by hand as the only route of its path), serves it with
+/// a service of its own.
+struct Unexpected;
+
+impl cors_axum::app::Module for Unexpected {
+    fn definition(&self) -> cors_axum::__private::ModuleDefinition<()> {
+        use cors_axum::__private::{
+            ControllerRef, MethodRouter, ModuleDefinition, Needs, RouteDef, RouteSetup, RouteSlot,
+            route_in_slot_without_options,
+        };
+        fn slot() -> &'static RouteSlot {
+            static SLOT: RouteSlot = RouteSlot::new();
+            &SLOT
+        }
+        fn get(into: MethodRouter<()>, setup: RouteSetup<()>) -> MethodRouter<()> {
+            let filter = axum::routing::MethodFilter::GET;
+            route_in_slot_without_options(into, filter, || async { "unexpected" }, slot, setup)
+        }
+        fn needs(_: &mut Needs) {}
+        static ROUTES: [RouteDef<()>; 1] = [RouteDef::new(
+            http::Method::GET,
+            "/unexpected",
+            "get",
+            get,
+            needs,
+        )];
+        ModuleDefinition::new::<Unexpected>("Unexpected")
+            .import(CorsModule::with_opts(
+                CorsOptions::new().origin("https://app.example.com"),
+            ))
+            .controller_ref(ControllerRef::from_parts(
+                std::any::TypeId::of::<Unexpected>(),
+                "Unexpected",
+                &ROUTES,
+            ))
+    }
+}
+
+#[tokio::test]
+async fn a_route_not_expected_to_serve_the_generated_options_serves_it_when_asked() {
+    let router = cors_axum::Application::build(Unexpected)
+        .unwrap()
+        .into_router();
+    assert_options_answered(&router, "/unexpected", "GET", "OPTIONS, GET, HEAD").await;
+    let got = send(&router, request("GET", "/unexpected", &[])).await;
+    assert_eq!(got.body, "unexpected");
+}
