@@ -116,10 +116,10 @@ where
     H: Handler<T, S>,
     T: 'static,
     S: Clone + Send + Sync + 'static,
-    K: Fn() -> &'static RouteSlot + Copy + Send + Sync + 'static,
+    K: SlotKey,
 {
     in_slot(router, filter, handler, slot, setup, |router, options| {
-        slot().answer_options(options);
+        slot.slot().answer_options(options);
         router.on_service(MethodFilter::OPTIONS, OptionsInSlot { slot })
     })
 }
@@ -139,7 +139,7 @@ where
     H: Handler<T, S>,
     T: 'static,
     S: Clone + Send + Sync + 'static,
-    K: Fn() -> &'static RouteSlot + Copy + Send + Sync + 'static,
+    K: SlotKey,
 {
     in_slot(
         router,
@@ -171,7 +171,7 @@ where
     H: Handler<T, S>,
     T: 'static,
     S: Clone + Send + Sync + 'static,
-    K: Fn() -> &'static RouteSlot + Copy + Send + Sync + 'static,
+    K: SlotKey,
 {
     let (setup, options) = Setup::of(setup);
     let kept = Kept::new(setup, handler);
@@ -187,14 +187,17 @@ where
         slot,
         kept: PhantomData,
     };
-    match slot().claim(kept, interchangeable) {
+    match slot.slot().claim(kept, interchangeable) {
         Ok(()) => match options {
             Some(options) => serve_options(router, options).on(filter, handler),
             None => router.on(filter, handler),
         },
         // The slot keeps the same function with nothing added: it answers for this route too.
         Err(_)
-            if interchangeable && slot().keeps_interchangeable(TypeId::of::<Kept<H, T, S>>()) =>
+            if interchangeable
+                && slot
+                    .slot()
+                    .keeps_interchangeable(TypeId::of::<Kept<H, T, S>>()) =>
         {
             router.on(filter, handler)
         }
@@ -204,8 +207,8 @@ where
 
 /// Where one route keeps its handler and setup for the first router that mounts it, so that
 /// the route's service can be zero-sized: axum copies a route's service into a new box for
-/// every request, which allocates unless the service has no size. `#[route]` writes one per
-/// route, in a `static`.
+/// every request, which allocates unless the service has no size. `#[controller]` keeps its
+/// routes' slots in one `static` array ([`RouteSlots`]).
 ///
 /// The first mount takes the slot for as long as the process runs; a later one (another
 /// router, another path, another state) finds it taken and keeps its setup with its handler,
@@ -288,6 +291,55 @@ impl RouteSlot {
     fn answer_options(&'static self, answer: PathOptions) {
         // Only the route that claimed the slot sets this, once.
         let _ = self.options.set(answer);
+    }
+}
+
+/// Names the [`RouteSlot`] of one route as a zero-sized value, so that the route's service, which
+/// holds it, stays zero-sized: a type per route. `#[controller]` uses [`SlotOf`]; a function
+/// returning a slot kept in a `static` of its own is one too.
+#[doc(hidden)]
+pub trait SlotKey: Copy + Send + Sync + 'static {
+    /// The slot.
+    fn slot(self) -> &'static RouteSlot;
+}
+
+impl<F> SlotKey for F
+where
+    F: Fn() -> &'static RouteSlot + Copy + Send + Sync + 'static,
+{
+    fn slot(self) -> &'static RouteSlot {
+        self()
+    }
+}
+
+/// The slots of a controller's routes, one per route in declaration order, which
+/// `#[controller]` keeps in one `static` per controller rather than one per route.
+#[doc(hidden)]
+pub trait RouteSlots: 'static {
+    /// The slots.
+    fn route_slots() -> &'static [RouteSlot];
+}
+
+/// The [`RouteSlot`] of route `I` of controller `C`.
+#[doc(hidden)]
+pub struct SlotOf<C, const I: usize>(PhantomData<fn() -> C>);
+
+impl<C, const I: usize> SlotOf<C, I> {
+    /// The key.
+    pub const KEY: Self = Self(PhantomData);
+}
+
+impl<C, const I: usize> Clone for SlotOf<C, I> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<C, const I: usize> Copy for SlotOf<C, I> {}
+
+impl<C: RouteSlots, const I: usize> SlotKey for SlotOf<C, I> {
+    fn slot(self) -> &'static RouteSlot {
+        &C::route_slots()[I]
     }
 }
 
@@ -453,12 +505,12 @@ where
     H: Handler<T, S>,
     T: 'static,
     S: Clone + Send + Sync + 'static,
-    K: Fn() -> &'static RouteSlot + Copy + Send + Sync + 'static,
+    K: SlotKey,
 {
     type Future = WrappedFuture<H::Future>;
 
     fn call(self, request: Request, state: S) -> Self::Future {
-        match (self.slot)().kept::<H, T, S>() {
+        match self.slot.slot().kept::<H, T, S>() {
             Some(kept) => call_route(
                 &kept.setup,
                 kept as &dyn KeptRoute<S, H::Future>,
@@ -500,10 +552,7 @@ impl<K: Copy> Clone for OptionsInSlot<K> {
     }
 }
 
-impl<K> Service<Request> for OptionsInSlot<K>
-where
-    K: Fn() -> &'static RouteSlot,
-{
+impl<K: SlotKey> Service<Request> for OptionsInSlot<K> {
     type Response = Response;
     type Error = Infallible;
     type Future = ResponseFuture<std::future::Ready<Result<Response, Infallible>>>;
@@ -513,7 +562,7 @@ where
     }
 
     fn call(&mut self, request: Request) -> Self::Future {
-        match (self.slot)().options.get() {
+        match self.slot.slot().options.get() {
             Some((answer, cors)) => cors.respond(request, OptionsAnswer(answer)),
             // Only a route whose slot holds the path's CORS and answer adds this service.
             None => ResponseFuture::ready(StatusCode::INTERNAL_SERVER_ERROR.into_response()),

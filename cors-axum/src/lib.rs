@@ -95,7 +95,8 @@ pub mod __private {
     };
     pub use crate::guard::{GuardFn, Guards, guard};
     pub use crate::handler::{
-        RouteSetup, RouteSlot, route, route_in_slot, route_in_slot_without_options,
+        RouteSetup, RouteSlot, RouteSlots, SlotOf, route, route_in_slot,
+        route_in_slot_without_options,
     };
     pub use crate::module::{DeclaredModule, Import, IntoImport, Module, ModuleDefinition};
     pub use crate::needs::{

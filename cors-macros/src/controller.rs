@@ -210,8 +210,7 @@ fn expand_impl(args: TokenStream, mut item: ItemImpl, bodies: &Bodies) -> syn::R
     let self_ty = item.self_ty.clone();
     let controller_name = quote!(#self_ty).to_string().replace(' ', "");
 
-    let (mut routes, mut errors) = take_routes(&mut item, &prefix);
-    crate::route::mark_options_servers(&mut routes);
+    let (routes, mut errors) = take_routes(&mut item, &prefix);
     let private = private();
     let inferred = match &args.state {
         Some(_) => None,
@@ -255,6 +254,7 @@ fn expand_impl(args: TokenStream, mut item: ItemImpl, bodies: &Bodies) -> syn::R
     let probe_traits = crate::route::probe_traits();
     let registry_entry = registry_entry(&self_ty, &controller_name);
     let private_use = attr::private_use();
+    let route_slots = route_slots(&self_ty, routes.len());
     let declared = quote! {
         const _: () = {
             #private_use
@@ -263,6 +263,7 @@ fn expand_impl(args: TokenStream, mut item: ItemImpl, bodies: &Bodies) -> syn::R
             #providers_fn
             #state_checks
 
+            #route_slots
             impl #generics #private::Controller<#state> for #self_ty {
                 const NAME: &'static str = #controller_name;
                 const ROUTES: &'static [#private::RouteDef<#state>] = &[#(#defs),*];
@@ -278,6 +279,21 @@ fn expand_impl(args: TokenStream, mut item: ItemImpl, bodies: &Bodies) -> syn::R
     match errors {
         Some(error) => Ok(attr::with_error(quote!(#item #declared), error)),
         None => Ok(quote!(#item #declared)),
+    }
+}
+
+/// The slots of the controller's `count` routes, in one `static`: a route without layers keeps
+/// its handler in its own (`SlotOf::<Controller, index>`).
+fn route_slots(self_ty: &Type, count: usize) -> TokenStream {
+    let private = private();
+    quote! {
+        impl #private::RouteSlots for #self_ty {
+            fn route_slots() -> &'static [#private::RouteSlot] {
+                static SLOTS: [#private::RouteSlot; #count] =
+                    [const { #private::RouteSlot::new() }; #count];
+                &SLOTS
+            }
+        }
     }
 }
 
@@ -419,6 +435,7 @@ fn take_routes(
             }
         }
     }
+    crate::route::mark_options_servers(&mut routes);
     (routes, errors)
 }
 

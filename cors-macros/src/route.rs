@@ -99,7 +99,7 @@ impl Route {
         let providers_name = format_ident!("__cors_route_providers_{}", index);
 
         let arguments = arguments(item, self_ty);
-        let router = self.router_fn(&router_name, item, &arguments, controller);
+        let router = self.router_fn(&router_name, index, item, &arguments, controller);
 
         let route_guards: Vec<&Type> = level
             .guards
@@ -127,6 +127,7 @@ impl Route {
     fn router_fn(
         &self,
         name: &Ident,
+        index: usize,
         item: &ImplItemFn,
         arguments: &[(Ident, TokenList)],
         controller: &ControllerContext<'_>,
@@ -146,6 +147,7 @@ impl Route {
         let layers = RouteLayers {
             route: self.args.level.layer_calls(),
             controller: level.layer_calls(),
+            slot: (self_ty, index),
         };
         // A method's bounds go on the function that adds its wrapper (`__router`); a function's
         // on this one, where they hold while its body is checked, and are checked where it is
@@ -266,7 +268,7 @@ impl Route {
         arguments: &[(Ident, TokenList)],
         self_ty: &Type,
         params: &StateParams,
-        layers: &RouteLayers,
+        layers: &RouteLayers<'_>,
         bounds: &TokenStream,
     ) -> TokenStream {
         let handler = &self.handler;
@@ -351,12 +353,15 @@ impl Route {
 }
 
 /// The layers of a route and of its controller, as calls of `.layer(..)`, innermost first.
-struct RouteLayers {
+struct RouteLayers<'a> {
     route: TokenStream,
     controller: TokenStream,
+    /// The controller and the route's index among its routes: which [`RouteSlot`] of the
+    /// controller's (`SlotOf`) the route keeps its handler in, without layers.
+    slot: (&'a Type, usize),
 }
 
-impl RouteLayers {
+impl RouteLayers<'_> {
     /// Whether there are any: CORS must then wrap them, so the builder puts it around the
     /// route rather than in its handler.
     fn any(&self) -> bool {
@@ -375,17 +380,15 @@ impl RouteLayers {
             } else {
                 format_ident!("route_in_slot_without_options")
             };
-            return quote!({
-                fn __cors_slot() -> &'static #private::RouteSlot {
-                    static SLOT: #private::RouteSlot = #private::RouteSlot::new();
-                    &SLOT
-                }
-                #private::#in_slot(__into, #filter, #route, __cors_slot, __setup)
-            });
+            let (controller, index) = self.slot;
+            let index = proc_macro2::Literal::usize_unsuffixed(index);
+            let slot = quote!(#private::SlotOf::<#controller, #index>::KEY);
+            return quote!(#private::#in_slot(__into, #filter, #route, #slot, __setup));
         }
         let RouteLayers {
             route: route_layers,
             controller,
+            ..
         } = self;
         quote! {
             __into.merge(#private::route(#filter, #route, __setup) #route_layers #controller)
