@@ -20,8 +20,7 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     let result = match parsed {
         // On error the block is re-emitted without its `#[route]`s, which would otherwise each
         // report that they are outside a controller.
-        Item::Impl(item_impl) => expand_impl(args, item_impl.clone(), &bodies).map_err(|error| {
-            let mut item_impl = item_impl;
+        Item::Impl(mut item_impl) => expand_impl(args, &mut item_impl, &bodies).map_err(|error| {
             strip_route_attrs(&mut item_impl);
             attr::with_error(bodies.put_back(quote!(#item_impl)), error)
         }),
@@ -200,9 +199,13 @@ fn map_block(item: TokenStream, mut f: impl FnMut(Group) -> Group) -> TokenStrea
     trees.into_iter().collect()
 }
 
-fn expand_impl(args: TokenStream, mut item: ItemImpl, bodies: &Bodies) -> syn::Result<TokenStream> {
+fn expand_impl(
+    args: TokenStream,
+    item: &mut ItemImpl,
+    bodies: &Bodies,
+) -> syn::Result<TokenStream> {
     let args: ControllerArgs = syn::parse2(args)?;
-    check_block(&item)?;
+    check_block(item)?;
     let prefix = match &args.path {
         Some(lit) => crate::path::check(&lit.value(), lit.span())?,
         None => "/".to_owned(),
@@ -210,7 +213,7 @@ fn expand_impl(args: TokenStream, mut item: ItemImpl, bodies: &Bodies) -> syn::R
     let self_ty = item.self_ty.clone();
     let controller_name = quote!(#self_ty).to_string().replace(' ', "");
 
-    let (routes, mut errors) = take_routes(&mut item, &prefix);
+    let (routes, mut errors) = take_routes(item, &prefix);
     let private = private();
     let inferred = match &args.state {
         Some(_) => None,

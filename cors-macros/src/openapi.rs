@@ -146,12 +146,9 @@ pub(crate) struct RouteDocs<'a> {
 
 impl RouteDocs<'_> {
     /// The `Describe` function of the route, and the call that gives its `RouteDef` its
-    /// `RouteDoc`; without the `openapi` feature, neither.
+    /// `RouteDoc` (with the `openapi` feature: `Route::docs` asks).
     pub(crate) fn expand(&self) -> (TokenStream, TokenStream) {
         let private = private();
-        if !cfg!(feature = "openapi") {
-            return (TokenStream::new(), TokenStream::new());
-        }
         let name = format_ident!("__cors_doc_{}", self.index);
         let arguments = &self.arguments;
         let output = self.output.iter();

@@ -233,6 +233,10 @@ impl Route {
         self_ty: &Type,
         level: &LevelArgs,
     ) -> (TokenStream, TokenStream) {
+        // Asked first: without the feature, nothing of the route's types is needed.
+        if !cfg!(feature = "openapi") {
+            return (TokenStream::new(), TokenStream::new());
+        }
         let output =
             output_type(&item.sig.output).map(|ty| replace_self(ty.to_token_stream(), self_ty));
         RouteDocs {
