@@ -133,7 +133,7 @@ pub(crate) struct RouteDocs<'a> {
     /// The types of the handler's arguments, `Self` replaced.
     pub(crate) arguments: Vec<&'a TokenList>,
     /// The result type, `Self` replaced; `None` for `impl Trait` or `()`.
-    pub(crate) output: Option<TokenStream>,
+    pub(crate) output: Option<TokenList>,
     /// The guards of the controller and of the route.
     pub(crate) guards: Vec<&'a Type>,
     pub(crate) method: &'a str,

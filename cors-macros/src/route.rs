@@ -437,16 +437,14 @@ fn needs_fn(
     let receiver = matches!(item.sig.inputs.first(), Some(FnArg::Receiver(_)));
     let field_needs =
         receiver.then(|| quote!((&&#private::Probe::<#self_ty>::new()).declare_fields(__needs);));
-    let argument_needs = arguments
-        .iter()
-        .map(|(_, ty)| quote!((&&#private::Probe::<#ty>::new()).declare(__needs);));
+    let types = arguments.iter().map(|(_, ty)| ty);
     let guard_needs = guards.iter().map(|guard| declare_guard(guard));
     // The probes' traits are imported once for the controller (`probe_traits`).
     quote! {
         #[allow(clippy::needless_borrow)]
         fn #name(__needs: &mut #private::Needs) {
             #field_needs
-            #(#argument_needs)*
+            #((&&#private::Probe::<#types>::new()).declare(__needs);)*
             #(#guard_needs)*
         }
     }
@@ -491,7 +489,7 @@ fn arguments(item: &ImplItemFn, self_ty: &Type) -> Vec<(Ident, TokenList)> {
         })
         .enumerate()
         .map(|(i, ty)| {
-            let ty = replace_self(ty.to_token_stream(), self_ty).into();
+            let ty = replace_self(ty.to_token_stream(), self_ty);
             (format_ident!("__arg{}", i), ty)
         })
         .collect()
@@ -618,7 +616,7 @@ fn output_check(
     let Some(ty) = output_type(output) else {
         return;
     };
-    let ty: TokenList = replace_self(ty.to_token_stream(), self_ty).into();
+    let ty = replace_self(ty.to_token_stream(), self_ty);
     let span = ty.first_span();
     // A method's wrapper turns the result into a response in its own body. The bound names no
     // state, so a controller for every state takes it too.
@@ -633,33 +631,34 @@ fn output_check(
 }
 
 /// Replaces `Self` in a handler's argument types, since the generated code is outside the impl
-/// block.
-fn replace_self(tokens: TokenStream, self_ty: &Type) -> TokenStream {
-    tokens
-        .into_iter()
-        .map(|tt| match tt {
-            TokenTree::Ident(ident) if ident == "Self" => respan(quote!(#self_ty), ident.span()),
-            TokenTree::Group(group) => {
-                let mut replaced = proc_macro2::Group::new(
-                    group.delimiter(),
-                    replace_self(group.stream(), self_ty),
-                );
-                replaced.set_span(group.span());
-                TokenTree::Group(replaced).into()
+/// block. Built as a list, token by token, rather than as a stream of one-token streams.
+fn replace_self(tokens: TokenStream, self_ty: &Type) -> TokenList {
+    let mut replaced = Vec::new();
+    for tt in tokens {
+        match tt {
+            TokenTree::Ident(ident) if ident == "Self" => {
+                replaced.extend(respan(self_ty.to_token_stream(), ident.span()));
             }
-            other => other.into(),
-        })
-        .collect()
+            TokenTree::Group(group) => {
+                let inner = replace_self(group.stream(), self_ty).to_stream();
+                let mut group_replaced = proc_macro2::Group::new(group.delimiter(), inner);
+                group_replaced.set_span(group.span());
+                replaced.push(TokenTree::Group(group_replaced));
+            }
+            other => replaced.push(other),
+        }
+    }
+    replaced.into_iter().collect()
 }
 
 /// `tokens` with every span set to `span`.
-fn respan(tokens: impl IntoIterator<Item = TokenTree>, span: Span) -> TokenStream {
+fn respan(tokens: impl IntoIterator<Item = TokenTree>, span: Span) -> TokenList {
     tokens
         .into_iter()
         .map(|tt| match tt {
             TokenTree::Group(group) => {
-                let mut respanned =
-                    proc_macro2::Group::new(group.delimiter(), respan(group.stream(), span));
+                let inner = respan(group.stream(), span).to_stream();
+                let mut respanned = proc_macro2::Group::new(group.delimiter(), inner);
                 respanned.set_span(span);
                 TokenTree::Group(respanned)
             }
