@@ -71,21 +71,21 @@ where
     S: Clone + Send + Sync + 'static,
 {
     let (setup, options) = Setup::of(setup);
-    shared(router, filter, Kept::new(setup, handler), options)
+    shared(router, filter, Arc::new(Kept::new(setup, handler)), options)
 }
 
 /// Adds the handler `kept` for `filter`, with its setup beside it behind a reference count, and
-/// the path's generated `OPTIONS` route if the route serves it.
-fn shared<H, T, S>(
+/// the path's generated `OPTIONS` route if the route serves it. Generic over the state and the
+/// handler's future alone, so compiled once per application rather than per route.
+fn shared<S, F>(
     router: MethodRouter<S>,
     filter: MethodFilter,
-    kept: Kept<H, T, S>,
+    kept: Arc<dyn KeptRoute<S, F>>,
     options: Option<PathOptions>,
 ) -> MethodRouter<S>
 where
-    H: Handler<T, S>,
-    T: 'static,
     S: Clone + Send + Sync + 'static,
+    F: Future<Output = Response> + Send + 'static,
 {
     let router = match options {
         Some((answer, cors)) => router.on_service(
@@ -94,7 +94,7 @@ where
         ),
         None => router,
     };
-    router.on(filter, Shared::new(kept))
+    router.on(filter, Shared(kept))
 }
 
 /// [`route_into`] for a route that has a [`RouteSlot`] of its own, `slot`: the first router
@@ -174,34 +174,36 @@ where
     K: SlotKey,
 {
     let (setup, options) = Setup::of(setup);
-    let kept = Kept::new(setup, handler);
     // A route that sees providers keeps them beside its handler: a slot is never given back,
     // and providers (a database pool, say) must go when their router does.
-    if kept.setup.scope.is_some() {
-        return shared(router, filter, kept, options);
+    if setup.scope.is_some() {
+        return shared(router, filter, Arc::new(Kept::new(setup, handler)), options);
     }
     // A zero-sized handler (a function, as `#[route]` passes) is all its type says: two mounts
     // of it that add nothing to it (no guards, CORS or providers) cannot differ.
-    let interchangeable = size_of::<H>() == 0 && kept.setup.adds_nothing();
+    let interchangeable = size_of::<H>() == 0 && setup.adds_nothing();
+    let kept_type = TypeId::of::<Kept<H, T, S>>();
+    let kept = Kept::new(setup, handler);
     let handler = InSlot::<K, H, T, S> {
         slot,
         kept: PhantomData,
     };
-    match slot.slot().claim(kept, interchangeable) {
+    let in_slot = slot.slot();
+    // Taken already, as for every later router: the route is not boxed for the slot.
+    if in_slot.is_taken() {
+        // The slot keeps the same function with nothing added: it answers for this route too.
+        if interchangeable && in_slot.keeps_interchangeable(kept_type) {
+            return router.on(filter, handler);
+        }
+        return shared(router, filter, Arc::new(kept), options);
+    }
+    match in_slot.claim(Box::new(kept), kept_type, interchangeable) {
         Ok(()) => match options {
             Some(options) => serve_options(router, options).on(filter, handler),
             None => router.on(filter, handler),
         },
-        // The slot keeps the same function with nothing added: it answers for this route too.
-        Err(_)
-            if interchangeable
-                && slot
-                    .slot()
-                    .keeps_interchangeable(TypeId::of::<Kept<H, T, S>>()) =>
-        {
-            router.on(filter, handler)
-        }
-        Err(kept) => shared(router, filter, kept, options),
+        // Claimed by another thread meanwhile: the route keeps its setup beside its handler.
+        Err(kept) => shared(router, filter, Arc::from(kept), options),
     }
 }
 
@@ -220,7 +222,9 @@ where
 /// so that they are dropped with their router.
 #[doc(hidden)]
 pub struct RouteSlot {
-    kept: OnceLock<Box<dyn Any + Send + Sync>>,
+    /// The kept route, a [`KeptBox`] (which names the state and the handler's future, but not
+    /// the handler), with the type of the `Kept` in it.
+    kept: OnceLock<(TypeId, Box<dyn Any + Send + Sync>)>,
     /// The path's generated `OPTIONS` answer, when the route serves it: kept apart from the
     /// handler, so that the `OPTIONS` route's type does not depend on the handler's.
     options: OnceLock<PathOptions>,
@@ -240,50 +244,47 @@ impl RouteSlot {
         }
     }
 
-    /// Keeps `kept` here if the slot is free, else gives it back; `interchangeable` when it
-    /// may answer for later mounts of its handler that add nothing to it.
-    fn claim<H, T, S>(
+    /// Keeps `kept` (of type `kept_type`) here if the slot is still free, else gives it back;
+    /// `interchangeable` when it may answer for later mounts of its handler that add nothing to
+    /// it. Generic over the state and the handler's future alone.
+    fn claim<S: 'static, F: 'static>(
         &'static self,
-        kept: Kept<H, T, S>,
+        kept: KeptBox<S, F>,
+        kept_type: TypeId,
         interchangeable: bool,
-    ) -> Result<(), Kept<H, T, S>>
-    where
-        H: Send + Sync + 'static,
-        T: 'static,
-        S: Send + Sync + 'static,
-    {
-        // Taken already, as for every later router: given back without boxing it.
-        if self.kept.get().is_some() {
-            return Err(kept);
-        }
-        // Set by another thread since, at most: `set` then gives the same box back.
-        match self.kept.set(Box::new(kept)) {
+    ) -> Result<(), KeptBox<S, F>> {
+        // Set by another thread since it was found free, at most: `set` then gives the same
+        // box back.
+        match self.kept.set((kept_type, Box::new(kept))) {
             Ok(()) => {
                 // Read only with the kept route: seen without it, a later mount keeps its own.
                 self.interchangeable
                     .store(interchangeable, Ordering::Relaxed);
                 Ok(())
             }
-            Err(kept) => match kept.downcast() {
+            Err((_, kept)) => match kept.downcast() {
                 Ok(kept) => Err(*kept),
                 Err(_) => unreachable!("a slot is given the value it gives back"),
             },
         }
     }
 
+    /// Whether a route is kept here.
+    fn is_taken(&self) -> bool {
+        self.kept.get().is_some()
+    }
+
     /// Whether the route kept here is of type `kept` and may answer for a later mount of it.
     /// Not generic: compiled once, not once per route.
     fn keeps_interchangeable(&self, kept: TypeId) -> bool {
         self.interchangeable.load(Ordering::Relaxed)
-            && self
-                .kept
-                .get()
-                .is_some_and(|taken| (**taken).type_id() == kept)
+            && self.kept.get().is_some_and(|(taken, _)| *taken == kept)
     }
 
-    /// What is kept here, for handler `H` under state `S`.
-    fn kept<H: 'static, T: 'static, S: 'static>(&'static self) -> Option<&'static Kept<H, T, S>> {
-        self.kept.get()?.downcast_ref()
+    /// What is kept here, under state `S`, for a handler whose future is `F`.
+    fn kept<S: 'static, F: 'static>(&'static self) -> Option<&'static dyn KeptRoute<S, F>> {
+        let kept: &KeptBox<S, F> = self.kept.get()?.1.downcast_ref()?;
+        Some(&**kept)
     }
 
     /// Keeps the path's CORS and generated `OPTIONS` answer, for the route that claimed the
@@ -361,6 +362,9 @@ impl<H, T, S> Kept<H, T, S> {
     }
 }
 
+/// A kept route as a slot keeps it: boxed, its handler's type erased.
+type KeptBox<S, F> = Box<dyn KeptRoute<S, F>>;
+
 /// A [`Kept`] route, whatever its handler's type: what a request needs of it. Through this,
 /// the request path (CORS, guards, futures) is compiled once per state and handler future,
 /// which every handler function shares, rather than once per route.
@@ -401,15 +405,6 @@ struct InSlot<K, H, T, S> {
 /// A user's handler kept with its setup behind a reference count (its slot was taken, or it
 /// sees providers). One type for every handler function of an application.
 struct Shared<S: 'static, F: 'static>(Arc<dyn KeptRoute<S, F>>);
-
-impl<S, F> Shared<S, F> {
-    fn new<H, T>(kept: Kept<H, T, S>) -> Self
-    where
-        Kept<H, T, S>: KeptRoute<S, F>,
-    {
-        Self(Arc::new(kept))
-    }
-}
 
 /// What the module system adds to a user's handler.
 struct Setup<S> {
@@ -510,13 +505,8 @@ where
     type Future = WrappedFuture<H::Future>;
 
     fn call(self, request: Request, state: S) -> Self::Future {
-        match self.slot.slot().kept::<H, T, S>() {
-            Some(kept) => call_route(
-                &kept.setup,
-                kept as &dyn KeptRoute<S, H::Future>,
-                request,
-                state,
-            ),
+        match self.slot.slot().kept::<S, H::Future>() {
+            Some(kept) => call_route(kept.setup(), kept, request, state),
             // Only a handler made by `route_in_slot`, after the slot took its setup, exists.
             None => WrappedFuture::Unreachable,
         }

@@ -242,16 +242,7 @@ fn expand_impl(
             .unzip()
     };
     let (providers_fn, providers_ref) = controller_providers(&args);
-    let state_span = args
-        .state
-        .as_ref()
-        .map(Spanned::span)
-        .or_else(|| inferred.as_ref().map(InferredState::span));
-    let listed = listed_impls(
-        &self_ty,
-        args.state.as_ref().or(inferred.as_ref().map(|i| &i.ty)),
-        state_span,
-    );
+    let listed = listed_impls(&self_ty, &args, inferred.as_ref());
     // Emitted even when a route is wrong, so that a module listing the controller does not
     // also report that it is not one.
     let probe_traits = crate::route::probe_traits();
@@ -316,13 +307,17 @@ fn registry_entry(self_ty: &Type, controller_name: &str) -> TokenStream {
 }
 
 /// How modules list the controller: `ListedIn<S>` for a module of state `S`, `ListedInAnyState`
-/// for a module without state. For a controller of one state `T`, each holds under a bound
-/// spanned at the `State<T>` (or `state = T`) it comes from, whose message names the states.
+/// for a module without state. For a controller of one state `T` (`state = T`, else `inferred`
+/// from its handlers), each holds under a bound spanned at the `State<T>` (or `state = T`) it
+/// comes from, whose message names the states.
 fn listed_impls(
     self_ty: &Type,
-    state: Option<&Type>,
-    span: Option<proc_macro2::Span>,
+    args: &ControllerArgs,
+    inferred: Option<&InferredState>,
 ) -> TokenStream {
+    let state = args.state.as_ref().or(inferred.map(|i| &i.ty));
+    let span =
+        (args.state.as_ref().map(Spanned::span)).or_else(|| inferred.map(InferredState::span));
     let private = private();
     let any = quote!(#private::AnyState);
     let Some(state) = state else {
