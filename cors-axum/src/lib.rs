@@ -101,7 +101,7 @@ pub mod __private {
     pub use crate::module::{DeclaredModule, Import, IntoImport, Module, ModuleDefinition};
     pub use crate::needs::{
         DeclareFields, DeclareGuard, DeclareGuardName, DeclareNeed, DeclareNoFields,
-        DeclareNothing, FieldNeeds, Needs, Probe,
+        DeclareNothing, FieldNeeds, Needs, Probe, RouteNeeds, needs_of,
     };
     pub use crate::provider::{
         IntoProviders, ProviderBuilder, cors_providers, cors_switch, providers_list,

@@ -8,7 +8,7 @@ use syn::{Fields, FnArg, ImplItem, Item, ItemImpl, ItemStruct, Type};
 
 use crate::attr::{self, ControllerArgs, StateParams, private};
 use crate::openapi::{is_utoipa_path, take_details};
-use crate::route::{ControllerContext, Route, is_route_attr};
+use crate::route::{ControllerContext, Route, RouteItems, is_route_attr};
 use crate::state::InferredState;
 
 pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
@@ -232,15 +232,16 @@ fn expand_impl(
         params: &params,
         level: &args.level,
     };
-    let (functions, defs): (Vec<_>, Vec<_>) = if errors.is_some() {
-        (Vec::new(), Vec::new())
-    } else {
-        routes
+    let items: Vec<RouteItems> = match errors {
+        Some(_) => Vec::new(),
+        None => routes
             .iter()
             .enumerate()
             .map(|(i, (route, method))| route.expand(i, method, &controller))
-            .unzip()
+            .collect(),
     };
+    let functions = items.iter().map(|items| &items.functions);
+    let defs = items.iter().map(|items| &items.def);
     let (providers_fn, providers_ref) = controller_providers(&args);
     let listed = listed_impls(&self_ty, &args, inferred.as_ref());
     // Emitted even when a route is wrong, so that a module listing the controller does not
@@ -249,6 +250,7 @@ fn expand_impl(
     let registry_entry = registry_entry(&self_ty, &controller_name);
     let private_use = attr::private_use();
     let route_slots = route_slots(&self_ty, routes.len());
+    let route_needs = route_needs(&self_ty, items.iter().map(|items| &items.needs));
     let declared = quote! {
         const _: () = {
             #private_use
@@ -258,6 +260,7 @@ fn expand_impl(
             #state_checks
 
             #route_slots
+            #route_needs
             impl #generics #private::Controller<#state> for #self_ty {
                 const NAME: &'static str = #controller_name;
                 const ROUTES: &'static [#private::RouteDef<#state>] = &[#(#defs),*];
@@ -286,6 +289,23 @@ fn route_slots(self_ty: &Type, count: usize) -> TokenStream {
                 static SLOTS: [#private::RouteSlot; #count] =
                     [const { #private::RouteSlot::new() }; #count];
                 &SLOTS
+            }
+        }
+    }
+}
+
+/// What the controller's routes need from their module, route by route (`arms`, one per route),
+/// in one function that each route's `RouteDef` names through `needs_of`.
+fn route_needs<'a>(self_ty: &Type, arms: impl Iterator<Item = &'a TokenStream>) -> TokenStream {
+    let private = private();
+    quote! {
+        impl #private::RouteNeeds for #self_ty {
+            #[allow(clippy::needless_borrow)]
+            fn route_needs(__route: usize, __needs: &mut #private::Needs) {
+                match __route {
+                    #(#arms)*
+                    _ => {}
+                }
             }
         }
     }

@@ -85,17 +85,17 @@ impl Route {
         })
     }
 
-    /// The functions of this route (its method router, what it needs) and its `RouteDef`.
+    /// The functions of this route (its method router, its providers, its description), its
+    /// `RouteDef`, and its arm of the controller's `RouteNeeds`.
     pub(crate) fn expand(
         &self,
         index: usize,
         item: &ImplItemFn,
         controller: &ControllerContext<'_>,
-    ) -> (TokenStream, TokenStream) {
+    ) -> RouteItems {
         let private = private();
         let ControllerContext { self_ty, level, .. } = controller;
         let router_name = format_ident!("__cors_route_{}", index);
-        let needs_name = format_ident!("__cors_needs_{}", index);
         let providers_name = format_ident!("__cors_route_providers_{}", index);
 
         let arguments = arguments(item, self_ty);
@@ -107,7 +107,7 @@ impl Route {
             .chain(&self.args.level.guards)
             .flatten()
             .collect();
-        let needs_fn = needs_fn(&needs_name, item, &arguments, self_ty, &route_guards);
+        let needs = needs_arm(index, item, &arguments, self_ty, &route_guards);
         let (doc_fn, doc) = self.docs(index, item, &arguments, self_ty, level);
 
         let (providers_fn, providers_ref) = match self.args.level.providers() {
@@ -117,9 +117,13 @@ impl Route {
             ),
             None => (TokenStream::new(), TokenStream::new()),
         };
-        let def = self.def(controller, &router, &needs_name, providers_ref, doc);
+        let def = self.def(controller, &router, index, providers_ref, doc);
         let router_fn = router.tokens;
-        (quote!(#router_fn #needs_fn #providers_fn #doc_fn), def)
+        RouteItems {
+            functions: quote!(#router_fn #providers_fn #doc_fn),
+            def,
+            needs,
+        }
     }
 
     /// The function that adds the route to its path's method router, with the checks of its
@@ -187,12 +191,16 @@ impl Route {
         &self,
         controller: &ControllerContext<'_>,
         router: &RouterFn,
-        needs_name: &Ident,
+        index: usize,
         providers_ref: TokenStream,
         doc: TokenStream,
     ) -> TokenStream {
         let private = private();
-        let ControllerContext { params, level, .. } = controller;
+        let ControllerContext {
+            self_ty,
+            params,
+            level,
+        } = controller;
         let StateParams {
             state, turbofish, ..
         } = params;
@@ -218,7 +226,7 @@ impl Route {
                 #path,
                 #handler_name,
                 #router_ref,
-                #needs_name,
+                #private::needs_of::<#self_ty, #index>,
             ) #guards #layered #providers_ref #doc
         }
     }
@@ -424,10 +432,22 @@ pub(crate) fn mark_options_servers(routes: &mut [(Route, ImplItemFn)]) {
     }
 }
 
-/// The function that declares what a route needs from its module: the needs of each argument
-/// and, for a method, of the controller's fields.
-fn needs_fn(
-    name: &Ident,
+/// What `#[controller]` writes for one route.
+pub(crate) struct RouteItems {
+    /// Its functions: the one that adds it to its path's method router, and those of its
+    /// providers and description where it has them.
+    pub(crate) functions: TokenStream,
+    /// Its `RouteDef`.
+    pub(crate) def: TokenStream,
+    /// Its arm of the controller's `RouteNeeds::route_needs`.
+    pub(crate) needs: TokenStream,
+}
+
+/// The arm of the controller's `RouteNeeds::route_needs` for route `index`, which declares
+/// what the route needs from its module: the needs of each argument and, for a method, of the
+/// controller's fields. One function for the controller's routes, rather than one per route.
+fn needs_arm(
+    index: usize,
     item: &ImplItemFn,
     arguments: &[(Ident, TokenList)],
     self_ty: &Type,
@@ -441,8 +461,7 @@ fn needs_fn(
     let guard_needs = guards.iter().map(|guard| declare_guard(guard));
     // The probes' traits are imported once for the controller (`probe_traits`).
     quote! {
-        #[allow(clippy::needless_borrow)]
-        fn #name(__needs: &mut #private::Needs) {
+        #index => {
             #field_needs
             #((&&#private::Probe::<#types>::new()).declare(__needs);)*
             #(#guard_needs)*
