@@ -101,12 +101,48 @@ pub struct ActualDecision {
     pub(crate) credentials: bool,
     /// Whether every answer, CORS or not, gets `Vary: Origin` (unless any origin is allowed).
     pub(crate) vary_origin: bool,
-    /// `Vary` instead, when a request-aware origin decision reads more headers than `Origin`.
+    /// What few policies or requests add: behind one shared pointer, the policy's own, so that
+    /// the decision stays small (it is kept in every response future, which is moved several
+    /// times per request) and making it clones no header value.
+    pub(crate) extras: Option<Arc<DecisionExtras>>,
+}
+
+/// The rarely needed parts of an [`ActualDecision`], prebuilt by the policy (`None` there when
+/// it has none of them).
+#[derive(Debug, Default)]
+pub(crate) struct DecisionExtras {
+    /// `Vary` instead of `Origin`, when a request-aware origin decision reads more headers.
     pub(crate) vary_names: Option<Arc<VaryNames>>,
-    /// Why an asynchronous origin decision failed, for the refusal.
-    pub(crate) lookup_failure: Option<Box<str>>,
-    /// `Access-Control-Expose-Headers`, when granted and configured.
+    /// `Access-Control-Expose-Headers`, written when the origin is granted.
     pub(crate) expose_headers: Option<HeaderValue>,
+    /// Why an asynchronous origin decision failed, for the refusal: set on a copy of the
+    /// policy's extras, made only then.
+    pub(crate) lookup_failure: Option<Box<str>>,
+}
+
+impl DecisionExtras {
+    /// The policy's extras, `None` when it has neither `Vary` names nor exposed headers.
+    pub(crate) fn of_policy(
+        vary_names: Option<Arc<VaryNames>>,
+        expose_headers: Option<HeaderValue>,
+    ) -> Option<Arc<Self>> {
+        (vary_names.is_some() || expose_headers.is_some()).then(|| {
+            Arc::new(Self {
+                vary_names,
+                expose_headers,
+                lookup_failure: None,
+            })
+        })
+    }
+
+    /// The policy's `extras` with the reason an asynchronous origin decision failed.
+    pub(crate) fn with_lookup_failure(extras: Option<&Self>, reason: &str) -> Arc<Self> {
+        Arc::new(Self {
+            vary_names: extras.and_then(|e| e.vary_names.clone()),
+            expose_headers: None,
+            lookup_failure: Some(reason.into()),
+        })
+    }
 }
 
 impl ActualDecision {
@@ -156,7 +192,11 @@ impl ActualDecision {
         };
         Some(match (why, &self.origin) {
             (OriginRefusal::LookupFailed, _) => Refusal::OriginLookupFailed {
-                reason: self.lookup_failure.as_deref().unwrap_or_default(),
+                reason: self
+                    .extras
+                    .as_ref()
+                    .and_then(|extras| extras.lookup_failure.as_deref())
+                    .unwrap_or_default(),
             },
             (OriginRefusal::Null, _) => Refusal::NullOriginNotEnabled,
             (OriginRefusal::NotAllowed, Some(origin)) => Refusal::OriginNotAllowed { origin },
@@ -196,7 +236,7 @@ impl ActualDecision {
             }
             _ => self.refusal(),
         };
-        match &self.vary_names {
+        match self.extras.as_ref().and_then(|e| e.vary_names.as_ref()) {
             Some(names) => names.apply(response_headers),
             None if self.vary_origin => VARY_ORIGIN.apply(response_headers),
             None => {}
@@ -209,7 +249,7 @@ impl ActualDecision {
         if credentialed {
             response.insert(ACCESS_CONTROL_ALLOW_CREDENTIALS, TRUE);
         }
-        if let Some(expose) = &self.expose_headers {
+        if let Some(expose) = self.extras.as_ref().and_then(|e| e.expose_headers.as_ref()) {
             response.insert(ACCESS_CONTROL_EXPOSE_HEADERS, expose.clone());
         }
     }
