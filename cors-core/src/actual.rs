@@ -47,6 +47,9 @@ pub(crate) enum OriginRefusal {
     Malformed,
     /// An asynchronous decision failed (the decision keeps the reason).
     LookupFailed,
+    /// Not allowed, or not an origin at all: told apart only when asked, by parsing the origin
+    /// the decision keeps.
+    Unexplained,
 }
 
 impl Verdict {
@@ -201,10 +204,20 @@ impl ActualDecision {
             (OriginRefusal::Null, _) => Refusal::NullOriginNotEnabled,
             (OriginRefusal::NotAllowed, Some(origin)) => Refusal::OriginNotAllowed { origin },
             (OriginRefusal::Malformed, Some(origin)) => Refusal::MalformedOrigin { origin },
-            // A single `Origin` line is always kept, so only several lines come here.
-            (OriginRefusal::Several | OriginRefusal::NotAllowed | OriginRefusal::Malformed, _) => {
-                Refusal::SeveralOrigins
+            (OriginRefusal::Unexplained, Some(origin))
+                if crate::origin::parse_request(origin.as_bytes()).is_none() =>
+            {
+                Refusal::MalformedOrigin { origin }
             }
+            (OriginRefusal::Unexplained, Some(origin)) => Refusal::OriginNotAllowed { origin },
+            // A single `Origin` line is always kept, so only several lines come here.
+            (
+                OriginRefusal::Several
+                | OriginRefusal::NotAllowed
+                | OriginRefusal::Malformed
+                | OriginRefusal::Unexplained,
+                _,
+            ) => Refusal::SeveralOrigins,
         })
     }
 
@@ -224,24 +237,57 @@ impl ActualDecision {
         response_headers: &mut HeaderMap,
         credentials: ResponseCredentials,
     ) -> Option<Refusal<'_>> {
+        if self.write_headers(response_headers, credentials) {
+            Some(Refusal::CredentialsUnderAnyOrigin)
+        } else {
+            self.refusal()
+        }
+    }
+
+    /// The headers of [`write`](ActualDecision::write), without working out why an origin is
+    /// refused, for a caller that needs no reason back (one that logs refusals when it decides,
+    /// if it logs them): returns only whether the response was made credentialed under
+    /// [`AllowOrigin::any()`](crate::AllowOrigin::any)
+    /// ([`Refusal::CredentialsUnderAnyOrigin`]), of which it may warn.
+    ///
+    /// ```
+    /// use cors_axum_core::{CorsOptions, CorsPolicy, CorsRequest, ResponseCredentials};
+    /// use http::{HeaderMap, HeaderValue, Method};
+    ///
+    /// let policy = CorsPolicy::from_options(&CorsOptions::new().origin("https://a.example"))?;
+    /// let mut headers = HeaderMap::new();
+    /// headers.insert("origin", HeaderValue::from_static("https://b.example"));
+    /// let decision = policy.actual(&CorsRequest::new(&Method::GET, &headers));
+    /// let mut response = HeaderMap::new();
+    /// assert!(!decision.write_headers(&mut response, ResponseCredentials::Policy));
+    /// assert!(!response.contains_key("access-control-allow-origin"));
+    /// assert_eq!(response["vary"], "Origin");
+    /// # Ok::<(), cors_axum_core::CorsConfigError>(())
+    /// ```
+    #[inline]
+    pub fn write_headers(
+        &self,
+        response_headers: &mut HeaderMap,
+        credentials: ResponseCredentials,
+    ) -> bool {
         let credentialed = self.credentials || credentials == ResponseCredentials::Include;
-        let refusal = match (self.verdict, &self.origin) {
+        let under_any_origin = match (self.verdict, &self.origin) {
             (Verdict::AnyOrigin, _) => {
                 self.grant(response_headers, STAR, credentialed);
-                credentialed.then_some(Refusal::CredentialsUnderAnyOrigin)
+                credentialed
             }
             (Verdict::Reflect, Some(origin)) => {
                 self.grant(response_headers, origin.clone(), credentialed);
-                None
+                false
             }
-            _ => self.refusal(),
+            _ => false,
         };
         match self.extras.as_ref().and_then(|e| e.vary_names.as_ref()) {
             Some(names) => names.apply(response_headers),
             None if self.vary_origin => VARY_ORIGIN.apply(response_headers),
             None => {}
         }
-        refusal
+        under_any_origin
     }
 
     fn grant(&self, response: &mut HeaderMap, allow_origin: HeaderValue, credentialed: bool) {
@@ -251,6 +297,46 @@ impl ActualDecision {
         }
         if let Some(expose) = self.extras.as_ref().and_then(|e| e.expose_headers.as_ref()) {
             response.insert(ACCESS_CONTROL_EXPOSE_HEADERS, expose.clone());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{CorsOptions, CorsPolicy, CorsRequest, Refusal, ResponseCredentials};
+    use http::{HeaderMap, HeaderValue, Method};
+
+    #[test]
+    fn a_refusal_decided_without_parsing_is_explained_when_asked() {
+        let policy =
+            CorsPolicy::from_options(&CorsOptions::new().origin("https://a.example")).unwrap();
+        let decide = |origin: &'static str| {
+            let mut headers = HeaderMap::new();
+            headers.insert("origin", HeaderValue::from_static(origin));
+            policy.actual(&CorsRequest::new(&Method::GET, &headers))
+        };
+        for (origin, malformed) in [
+            ("https://evil.example", false),
+            ("https://evil.example/", true),
+            ("evil", true),
+            ("https://a.example.evil", false),
+            ("https://a.example/", true),
+        ] {
+            let decision = decide(origin);
+            assert!(!decision.is_allowed() && decision.is_cors(), "{origin}");
+            let refusal = decision.refusal();
+            match refusal {
+                Some(Refusal::MalformedOrigin { .. }) => assert!(malformed, "{origin}"),
+                Some(Refusal::OriginNotAllowed { .. }) => assert!(!malformed, "{origin}"),
+                other => panic!("{origin}: {other:?}"),
+            }
+            let mut response = HeaderMap::new();
+            assert_eq!(
+                decision.write(&mut response, ResponseCredentials::Policy),
+                refusal
+            );
+            assert_eq!(response.len(), 1);
+            assert_eq!(response["vary"], "Origin");
         }
     }
 }

@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use http::{HeaderName, HeaderValue, Method, StatusCode};
 
-use crate::actual::{ActualDecision, DecisionExtras, Verdict};
+use crate::actual::{ActualDecision, DecisionExtras, OriginRefusal, Verdict};
 use crate::allow_methods::CompiledMethods;
 use crate::allow_origin::{CompiledOrigin, OriginLookup, OriginRule};
 use crate::origin_error::{CredentialsToInsecure, OriginChecks};
@@ -520,12 +520,14 @@ impl CorsPolicy {
         let verdict = match origin {
             Lines::Absent => Verdict::NotCors,
             _ if self.any_origin => Verdict::AnyOrigin,
-            Lines::One(origin) => match self.origin.decide(origin, request) {
+            Lines::One(origin) => match self.origin.decide_unexplained(origin, request) {
                 Ok(configured) => {
                     reflected = configured;
                     Verdict::Reflect
                 }
-                Err(refusal) => {
+                // Why is worked out only if asked: `ActualDecision::refusal`.
+                Err(None) => Verdict::Refused(OriginRefusal::Unexplained),
+                Err(Some(refusal)) => {
                     if let Refusal::OriginLookupFailed { reason } = refusal {
                         extras = Some(DecisionExtras::with_lookup_failure(
                             self.actual_extras.as_deref(),

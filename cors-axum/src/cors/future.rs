@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::task::{Context, Poll, ready};
 
 use axum::response::Response;
-use cors_axum_core::{ActualDecision, Refusal, ResponseCredentials, merge_vary};
+use cors_axum_core::{ActualDecision, ResponseCredentials, merge_vary};
 use http::header::{self, HeaderMap, HeaderName};
 
 use super::service::{ResponseState, warn_any_origin_with_credentials};
@@ -197,7 +197,7 @@ fn write_decision(
     decision: &ActualDecision,
     credentials: ResponseCredentials,
 ) {
-    if decision.write(headers, credentials) == Some(Refusal::CredentialsUnderAnyOrigin) {
+    if decision.write_headers(headers, credentials) {
         warn_any_origin_with_credentials();
     }
 }
