@@ -28,7 +28,7 @@ use tower_service::Service;
 
 use crate::cors::answer::FixedAnswer;
 use crate::cors::respond::{Downstream, PathCors, PreflightPassedOn};
-use crate::cors::{CorsLayer, ResponseFuture};
+use crate::cors::{Boxed, CorsLayer, Inline, ResponseFuture};
 use crate::guard::{Guards, NamedGuard};
 use crate::provider::{MissingInjection, ProviderScope};
 use crate::unwind::CatchUnwind;
@@ -565,6 +565,9 @@ struct OptionsAnswer(&'static FixedAnswer);
 
 impl Downstream<Body> for OptionsAnswer {
     type Future = std::future::Ready<Result<Response, Infallible>>;
+    // The generated `OPTIONS` route answers preflights itself: kept in its future, that
+    // answer allocates nothing more.
+    type Keep = Inline;
     type Owned = Self;
 
     fn call(self, _: Request) -> Self::Future {
@@ -591,6 +594,9 @@ where
     R: RouteRef<S, F>,
 {
     type Future = GuardedFuture<F>;
+    // An answer given without the handler (a `403`, a preflight of a route with its own
+    // `OPTIONS` handler) is rare: boxed, it does not make every request's future larger.
+    type Keep = Boxed;
     type Owned = Self;
 
     #[inline]
@@ -718,7 +724,7 @@ pin_project_lite::pin_project! {
         },
         Cors {
             #[pin]
-            future: ResponseFuture<GuardedFuture<F>>,
+            future: ResponseFuture<GuardedFuture<F>, Boxed>,
         },
         Unreachable,
     }

@@ -47,6 +47,9 @@ pub(crate) enum OriginRefusal {
     Malformed,
     /// An asynchronous decision failed (the decision keeps the reason).
     LookupFailed,
+    /// Not allowed, or not an origin at all: told apart only when asked, by parsing the origin
+    /// the decision keeps.
+    Unexplained,
 }
 
 impl Verdict {
@@ -101,12 +104,48 @@ pub struct ActualDecision {
     pub(crate) credentials: bool,
     /// Whether every answer, CORS or not, gets `Vary: Origin` (unless any origin is allowed).
     pub(crate) vary_origin: bool,
-    /// `Vary` instead, when a request-aware origin decision reads more headers than `Origin`.
+    /// What few policies or requests add: behind one shared pointer, the policy's own, so that
+    /// the decision stays small (it is kept in every response future, which is moved several
+    /// times per request) and making it clones no header value.
+    pub(crate) extras: Option<Arc<DecisionExtras>>,
+}
+
+/// The rarely needed parts of an [`ActualDecision`], prebuilt by the policy (`None` there when
+/// it has none of them).
+#[derive(Debug, Default)]
+pub(crate) struct DecisionExtras {
+    /// `Vary` instead of `Origin`, when a request-aware origin decision reads more headers.
     pub(crate) vary_names: Option<Arc<VaryNames>>,
-    /// Why an asynchronous origin decision failed, for the refusal.
-    pub(crate) lookup_failure: Option<Box<str>>,
-    /// `Access-Control-Expose-Headers`, when granted and configured.
+    /// `Access-Control-Expose-Headers`, written when the origin is granted.
     pub(crate) expose_headers: Option<HeaderValue>,
+    /// Why an asynchronous origin decision failed, for the refusal: set on a copy of the
+    /// policy's extras, made only then.
+    pub(crate) lookup_failure: Option<Box<str>>,
+}
+
+impl DecisionExtras {
+    /// The policy's extras, `None` when it has neither `Vary` names nor exposed headers.
+    pub(crate) fn of_policy(
+        vary_names: Option<Arc<VaryNames>>,
+        expose_headers: Option<HeaderValue>,
+    ) -> Option<Arc<Self>> {
+        (vary_names.is_some() || expose_headers.is_some()).then(|| {
+            Arc::new(Self {
+                vary_names,
+                expose_headers,
+                lookup_failure: None,
+            })
+        })
+    }
+
+    /// The policy's `extras` with the reason an asynchronous origin decision failed.
+    pub(crate) fn with_lookup_failure(extras: Option<&Self>, reason: &str) -> Arc<Self> {
+        Arc::new(Self {
+            vary_names: extras.and_then(|e| e.vary_names.clone()),
+            expose_headers: None,
+            lookup_failure: Some(reason.into()),
+        })
+    }
 }
 
 impl ActualDecision {
@@ -156,15 +195,29 @@ impl ActualDecision {
         };
         Some(match (why, &self.origin) {
             (OriginRefusal::LookupFailed, _) => Refusal::OriginLookupFailed {
-                reason: self.lookup_failure.as_deref().unwrap_or_default(),
+                reason: self
+                    .extras
+                    .as_ref()
+                    .and_then(|extras| extras.lookup_failure.as_deref())
+                    .unwrap_or_default(),
             },
             (OriginRefusal::Null, _) => Refusal::NullOriginNotEnabled,
             (OriginRefusal::NotAllowed, Some(origin)) => Refusal::OriginNotAllowed { origin },
             (OriginRefusal::Malformed, Some(origin)) => Refusal::MalformedOrigin { origin },
-            // A single `Origin` line is always kept, so only several lines come here.
-            (OriginRefusal::Several | OriginRefusal::NotAllowed | OriginRefusal::Malformed, _) => {
-                Refusal::SeveralOrigins
+            (OriginRefusal::Unexplained, Some(origin))
+                if crate::origin::parse_request(origin.as_bytes()).is_none() =>
+            {
+                Refusal::MalformedOrigin { origin }
             }
+            (OriginRefusal::Unexplained, Some(origin)) => Refusal::OriginNotAllowed { origin },
+            // A single `Origin` line is always kept, so only several lines come here.
+            (
+                OriginRefusal::Several
+                | OriginRefusal::NotAllowed
+                | OriginRefusal::Malformed
+                | OriginRefusal::Unexplained,
+                _,
+            ) => Refusal::SeveralOrigins,
         })
     }
 
@@ -184,24 +237,57 @@ impl ActualDecision {
         response_headers: &mut HeaderMap,
         credentials: ResponseCredentials,
     ) -> Option<Refusal<'_>> {
+        if self.write_headers(response_headers, credentials) {
+            Some(Refusal::CredentialsUnderAnyOrigin)
+        } else {
+            self.refusal()
+        }
+    }
+
+    /// The headers of [`write`](ActualDecision::write), without working out why an origin is
+    /// refused, for a caller that needs no reason back (one that logs refusals when it decides,
+    /// if it logs them): returns only whether the response was made credentialed under
+    /// [`AllowOrigin::any()`](crate::AllowOrigin::any)
+    /// ([`Refusal::CredentialsUnderAnyOrigin`]), of which it may warn.
+    ///
+    /// ```
+    /// use cors_axum_core::{CorsOptions, CorsPolicy, CorsRequest, ResponseCredentials};
+    /// use http::{HeaderMap, HeaderValue, Method};
+    ///
+    /// let policy = CorsPolicy::from_options(&CorsOptions::new().origin("https://a.example"))?;
+    /// let mut headers = HeaderMap::new();
+    /// headers.insert("origin", HeaderValue::from_static("https://b.example"));
+    /// let decision = policy.actual(&CorsRequest::new(&Method::GET, &headers));
+    /// let mut response = HeaderMap::new();
+    /// assert!(!decision.write_headers(&mut response, ResponseCredentials::Policy));
+    /// assert!(!response.contains_key("access-control-allow-origin"));
+    /// assert_eq!(response["vary"], "Origin");
+    /// # Ok::<(), cors_axum_core::CorsConfigError>(())
+    /// ```
+    #[inline]
+    pub fn write_headers(
+        &self,
+        response_headers: &mut HeaderMap,
+        credentials: ResponseCredentials,
+    ) -> bool {
         let credentialed = self.credentials || credentials == ResponseCredentials::Include;
-        let refusal = match (self.verdict, &self.origin) {
+        let under_any_origin = match (self.verdict, &self.origin) {
             (Verdict::AnyOrigin, _) => {
                 self.grant(response_headers, STAR, credentialed);
-                credentialed.then_some(Refusal::CredentialsUnderAnyOrigin)
+                credentialed
             }
             (Verdict::Reflect, Some(origin)) => {
                 self.grant(response_headers, origin.clone(), credentialed);
-                None
+                false
             }
-            _ => self.refusal(),
+            _ => false,
         };
-        match &self.vary_names {
+        match self.extras.as_ref().and_then(|e| e.vary_names.as_ref()) {
             Some(names) => names.apply(response_headers),
             None if self.vary_origin => VARY_ORIGIN.apply(response_headers),
             None => {}
         }
-        refusal
+        under_any_origin
     }
 
     fn grant(&self, response: &mut HeaderMap, allow_origin: HeaderValue, credentialed: bool) {
@@ -209,8 +295,48 @@ impl ActualDecision {
         if credentialed {
             response.insert(ACCESS_CONTROL_ALLOW_CREDENTIALS, TRUE);
         }
-        if let Some(expose) = &self.expose_headers {
+        if let Some(expose) = self.extras.as_ref().and_then(|e| e.expose_headers.as_ref()) {
             response.insert(ACCESS_CONTROL_EXPOSE_HEADERS, expose.clone());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{CorsOptions, CorsPolicy, CorsRequest, Refusal, ResponseCredentials};
+    use http::{HeaderMap, HeaderValue, Method};
+
+    #[test]
+    fn a_refusal_decided_without_parsing_is_explained_when_asked() {
+        let policy =
+            CorsPolicy::from_options(&CorsOptions::new().origin("https://a.example")).unwrap();
+        let decide = |origin: &'static str| {
+            let mut headers = HeaderMap::new();
+            headers.insert("origin", HeaderValue::from_static(origin));
+            policy.actual(&CorsRequest::new(&Method::GET, &headers))
+        };
+        for (origin, malformed) in [
+            ("https://evil.example", false),
+            ("https://evil.example/", true),
+            ("evil", true),
+            ("https://a.example.evil", false),
+            ("https://a.example/", true),
+        ] {
+            let decision = decide(origin);
+            assert!(!decision.is_allowed() && decision.is_cors(), "{origin}");
+            let refusal = decision.refusal();
+            match refusal {
+                Some(Refusal::MalformedOrigin { .. }) => assert!(malformed, "{origin}"),
+                Some(Refusal::OriginNotAllowed { .. }) => assert!(!malformed, "{origin}"),
+                other => panic!("{origin}: {other:?}"),
+            }
+            let mut response = HeaderMap::new();
+            assert_eq!(
+                decision.write(&mut response, ResponseCredentials::Policy),
+                refusal
+            );
+            assert_eq!(response.len(), 1);
+            assert_eq!(response["vary"], "Origin");
         }
     }
 }

@@ -723,11 +723,18 @@ pub(crate) struct CompiledOrigin {
 }
 
 impl CompiledOrigin {
-    /// Whether the list or the origin set holds a request's origin.
+    /// Whether the list or the origin set holds a request's origin; [`InSet::Unlisted`] only
+    /// where `explain` is `false`.
     #[inline]
-    fn in_set<'s>(&self, set: &'s OriginSet, origin: &[u8]) -> Result<InSet<'s>, NotAnOrigin> {
+    fn in_set<'s>(
+        &self,
+        set: &'s OriginSet,
+        origin: &[u8],
+        explain: bool,
+    ) -> Result<InSet<'s>, NotAnOrigin> {
         match &self.dynamic {
-            None => set.contains(origin),
+            None if explain => set.contains(origin),
+            None => set.contains_or_unlisted(origin),
             Some(dynamic) => dynamic.contains(set, origin),
         }
     }
@@ -744,23 +751,57 @@ impl CompiledOrigin {
         origin: &'a HeaderValue,
         request: &CorsRequest<'a>,
     ) -> Result<Option<&'s HeaderValue>, Refusal<'a>> {
+        // Explained, every refusal has its reason.
+        self.decide_explained(origin, request, true)
+            .map_err(|refusal| refusal.unwrap_or(Refusal::OriginNotAllowed { origin }))
+    }
+
+    /// [`decide`](Self::decide) for a decision that keeps the origin and may work out later why
+    /// it refused it (an actual request's): an origin that a static list surely does not hold,
+    /// in any spelling, is refused without being parsed, with no reason (`Err(None)`), so that
+    /// a refused origin costs no more than an allowed one.
+    pub(crate) fn decide_unexplained<'s, 'a>(
+        &'s self,
+        origin: &'a HeaderValue,
+        request: &CorsRequest<'a>,
+    ) -> Result<Option<&'s HeaderValue>, Option<Refusal<'a>>> {
+        self.decide_explained(origin, request, false)
+    }
+
+    /// [`decide`](Self::decide), a refusal without its reason where `explain` is `false` and
+    /// the rule is a static list (not one that then asks an asynchronous decision, which
+    /// must tell a malformed origin from one to look up).
+    fn decide_explained<'s, 'a>(
+        &'s self,
+        origin: &'a HeaderValue,
+        request: &CorsRequest<'a>,
+        explain: bool,
+    ) -> Result<Option<&'s HeaderValue>, Option<Refusal<'a>>> {
         let bytes = origin.as_bytes();
         if bytes == b"null" {
             return if self.allow_null {
                 Ok(None)
             } else {
-                Err(Refusal::NullOriginNotEnabled)
+                Err(Some(Refusal::NullOriginNotEnabled))
             };
         }
+        let explain = explain || !matches!(self.rule, OriginRule::Set(_));
         let allowed = match &self.rule {
-            OriginRule::Set(set) | OriginRule::SetThen(set, ..) => match self.in_set(set, bytes) {
-                Ok(InSet::Exact(configured)) => return Ok(Some(configured)),
-                Ok(InSet::Spelled) => true,
-                Ok(InSet::No) if matches!(self.rule, OriginRule::SetThen(..)) => answered(request)?,
-                Ok(InSet::No) => false,
-                Err(NotAnOrigin) => return Err(Refusal::MalformedOrigin { origin }),
-            },
-            _ if parse_request(bytes).is_none() => return Err(Refusal::MalformedOrigin { origin }),
+            OriginRule::Set(set) | OriginRule::SetThen(set, ..) => {
+                match self.in_set(set, bytes, explain) {
+                    Ok(InSet::Exact(configured)) => return Ok(Some(configured)),
+                    Ok(InSet::Spelled) => true,
+                    Ok(InSet::No) if matches!(self.rule, OriginRule::SetThen(..)) => {
+                        answered(request)?
+                    }
+                    Ok(InSet::No) => false,
+                    Ok(InSet::Unlisted) => return Err(None),
+                    Err(NotAnOrigin) => return Err(Some(Refusal::MalformedOrigin { origin })),
+                }
+            }
+            _ if parse_request(bytes).is_none() => {
+                return Err(Some(Refusal::MalformedOrigin { origin }));
+            }
             OriginRule::Any | OriginRule::Mirror => true,
             OriginRule::Predicate(f) => predicate(|| f(origin))?,
             OriginRule::RequestPredicate(f) => predicate(|| f(origin, request))?,
@@ -769,7 +810,7 @@ impl CompiledOrigin {
         if allowed {
             Ok(None)
         } else {
-            Err(Refusal::OriginNotAllowed { origin })
+            Err(Some(Refusal::OriginNotAllowed { origin }))
         }
     }
 
@@ -786,7 +827,7 @@ impl CompiledOrigin {
             OriginRule::Async(f, timeout) => (f, timeout),
             // A listed origin is answered without the lookup.
             OriginRule::SetThen(set, f, timeout)
-                if self.in_set(set, origin.as_bytes()) == Ok(InSet::No) =>
+                if self.in_set(set, origin.as_bytes(), true) == Ok(InSet::No) =>
             {
                 (f, timeout)
             }

@@ -604,9 +604,48 @@ const LINEAR_MAX: usize = 8;
 
 /// A configured exact origin, normalised, as the value reflected when a request sends it
 /// byte for byte: prebuilt, so reflecting it clones no request bytes. Compared and hashed as
-/// bytes.
+/// bytes. Beside it, the length of its `scheme://host`.
 #[derive(Debug, Clone)]
-struct ExactOrigin(HeaderValue);
+struct ExactOrigin(HeaderValue, usize);
+
+impl ExactOrigin {
+    /// `origin`, normalised, as a prebuilt value.
+    fn new(origin: &[u8]) -> Self {
+        let value = std::str::from_utf8(origin)
+            .ok()
+            .and_then(crate::intern::static_value)
+            .expect("a parsed origin is ASCII, a header value");
+        Self(value, scheme_and_host_len(origin))
+    }
+
+    /// Whether `input` may be this origin spelled otherwise than byte for byte: every spelling
+    /// of it begins with its `scheme://host` but for the case of letters (then comes a port,
+    /// or nothing).
+    fn may_be_spelled(&self, input: &[u8]) -> bool {
+        let head = &self.0.as_bytes()[..self.1];
+        input
+            .get(..head.len())
+            .is_some_and(|start| start.eq_ignore_ascii_case(head))
+    }
+}
+
+/// The length of the `scheme://host` that begins a normalised origin, before any `:port` (an
+/// IPv6 address, whose `:`s are in brackets, ends at its `]`).
+fn scheme_and_host_len(origin: &[u8]) -> usize {
+    let host = origin
+        .windows(3)
+        .position(|w| w == b"://")
+        .map_or(0, |at| at + 3);
+    let end = if origin.get(host) == Some(&b'[') {
+        origin[host..]
+            .iter()
+            .position(|&b| b == b']')
+            .map(|at| at + 1)
+    } else {
+        origin[host..].iter().position(|&b| b == b':')
+    };
+    end.map_or(origin.len(), |len| host + len)
+}
 
 impl PartialEq for ExactOrigin {
     fn eq(&self, other: &Self) -> bool {
@@ -643,11 +682,7 @@ impl Default for ExactOrigins {
 
 impl ExactOrigins {
     fn insert(&mut self, origin: Box<[u8]>) {
-        let origin = std::str::from_utf8(&origin)
-            .ok()
-            .and_then(crate::intern::static_value)
-            .map(ExactOrigin)
-            .expect("a parsed origin is ASCII, a header value");
+        let origin = ExactOrigin::new(&origin);
         match self {
             ExactOrigins::Few(list) if list.contains(&origin) => {}
             ExactOrigins::Few(list) if list.len() < LINEAR_MAX => list.push(origin),
@@ -680,6 +715,15 @@ impl ExactOrigins {
 
     fn contains(&self, origin: &[u8]) -> bool {
         self.get(origin).is_some()
+    }
+
+    /// Whether `input` is surely no origin here spelled otherwise than byte for byte: checked
+    /// without parsing it among a few origins; among many, not known (`false`).
+    fn surely_not_spelled(&self, input: &[u8]) -> bool {
+        match self {
+            ExactOrigins::Few(list) => !list.iter().any(|o| o.may_be_spelled(input)),
+            ExactOrigins::Many(_) => false,
+        }
     }
 }
 
@@ -720,6 +764,27 @@ impl OriginSet {
         if let Some(configured) = self.exact.get(input) {
             return Ok(InSet::Exact(configured));
         }
+        self.contains_spelled(input)
+    }
+
+    /// [`contains`](Self::contains), or [`InSet::Unlisted`] without parsing `input` where no
+    /// pattern may match it and it is surely no exact origin spelled otherwise: a refusal
+    /// whose precise reason (not an origin, or not allowed) is left to whoever asks for it.
+    pub(crate) fn contains_or_unlisted<'s>(
+        &'s self,
+        input: &[u8],
+    ) -> Result<InSet<'s>, NotAnOrigin> {
+        if let Some(configured) = self.exact.get(input) {
+            return Ok(InSet::Exact(configured));
+        }
+        if self.patterns.is_empty() && self.exact.surely_not_spelled(input) {
+            return Ok(InSet::Unlisted);
+        }
+        self.contains_spelled(input)
+    }
+
+    /// Whether `input`, which no exact origin is byte for byte, is in the set.
+    fn contains_spelled<'s>(&'s self, input: &[u8]) -> Result<InSet<'s>, NotAnOrigin> {
         let origin = parse_request(input).ok_or(NotAnOrigin)?;
         // An origin in normal form is its own canonical spelling, looked up just above; any
         // other spelling of an exact origin is found by its normal form.
@@ -748,6 +813,9 @@ pub(crate) enum InSet<'s> {
     /// Another spelling of a configured origin, or an origin a pattern matches.
     Spelled,
     No,
+    /// Not in the set, and not parsed: perhaps not an origin at all
+    /// ([`OriginSet::contains_or_unlisted`]).
+    Unlisted,
 }
 
 /// A request's `Origin` that is not `scheme://host[:port]`.
@@ -784,6 +852,62 @@ mod tests {
         }
         assert!(!exact.contains(b"https://a99.example"));
         assert!(!exact.contains(b""));
+    }
+
+    #[test]
+    fn an_origin_is_left_unparsed_only_where_no_spelling_of_a_listed_one_may_be_it() {
+        let mut set = OriginSet::default();
+        for origin in [
+            "https://a.example",
+            "http://[::1]:8080",
+            "http://b.example:8080",
+        ] {
+            set.insert(parse_configured(origin).unwrap());
+        }
+        let samples = [
+            "https://a.example",
+            "HTTPS://A.Example",
+            "https://a.example:443",
+            "https://a.example:0443",
+            "https://a.example.evil",
+            "https://evil.example",
+            "http://[::1]:08080",
+            "http://[::1]:8080",
+            "http://[::2]:8080",
+            "http://B.example:8080",
+            "http://b.example:8081",
+            "not an origin",
+            "https://a.example/",
+            "",
+        ];
+        for sample in samples {
+            let input = sample.as_bytes();
+            let found = set.contains_or_unlisted(input);
+            if found == Ok(InSet::Unlisted) {
+                // Unparsed, it must be refused all the same.
+                assert!(
+                    matches!(set.contains(input), Ok(InSet::No) | Err(_)),
+                    "{sample}"
+                );
+            } else {
+                assert_eq!(found, set.contains(input), "{sample}");
+            }
+        }
+        assert_eq!(
+            set.contains_or_unlisted(b"https://evil.example"),
+            Ok(InSet::Unlisted)
+        );
+        assert_eq!(
+            set.contains_or_unlisted(b"HTTPS://A.Example:443"),
+            Ok(InSet::Spelled)
+        );
+        assert_eq!(
+            set.contains_or_unlisted(b"http://[::1]:08080"),
+            Ok(InSet::Spelled)
+        );
+        assert_eq!(scheme_and_host_len(b"http://[::1]:8080"), 12);
+        assert_eq!(scheme_and_host_len(b"http://b.example:8080"), 16);
+        assert_eq!(scheme_and_host_len(b"https://a.example"), 17);
     }
 
     #[test]

@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use http::{HeaderName, HeaderValue, Method, StatusCode};
 
-use crate::actual::{ActualDecision, Verdict};
+use crate::actual::{ActualDecision, DecisionExtras, OriginRefusal, Verdict};
 use crate::allow_methods::CompiledMethods;
 use crate::allow_origin::{CompiledOrigin, OriginLookup, OriginRule};
 use crate::origin_error::{CredentialsToInsecure, OriginChecks};
@@ -62,11 +62,10 @@ pub struct CorsPolicy {
     any_origin: bool,
     credentials: bool,
     methods: CompiledMethods,
-    expose_headers: Option<HeaderValue>,
-    /// `Vary` of every other answer than a preflight's, CORS or not, when a request-aware
-    /// origin decision reads more than `Origin` (otherwise `Origin` unless any origin is
-    /// allowed).
-    actual_vary: Option<Arc<VaryNames>>,
+    /// What an actual request's decision shares with the policy: `Vary` of every other answer
+    /// than a preflight's, CORS or not, when a request-aware origin decision reads more than
+    /// `Origin` (otherwise `Origin` unless any origin is allowed), and the exposed headers.
+    actual_extras: Option<Arc<DecisionExtras>>,
     /// Everything a preflight answer carries but what it takes from the request.
     preflight: PreflightAnswer,
     /// [`CorsOptions::protect_cross_origin`].
@@ -127,8 +126,7 @@ impl CorsPolicy {
             any_origin,
             credentials,
             methods,
-            expose_headers,
-            actual_vary,
+            actual_extras: DecisionExtras::of_policy(actual_vary, expose_headers),
             preflight,
             protect_cross_origin: options.protect_cross_origin.unwrap_or(false),
             cross_origin_bypass: crate::cross_origin::Bypass::compile(
@@ -516,39 +514,37 @@ impl CorsPolicy {
     /// depends on the origin.
     pub fn actual(&self, request: &CorsRequest<'_>) -> ActualDecision {
         let origin = request.origin_lines();
-        let mut lookup_failure = None;
+        let mut extras = None;
         // The configured value equal to the request's `Origin`, if any, saves cloning it.
         let mut reflected = None;
         let verdict = match origin {
             Lines::Absent => Verdict::NotCors,
             _ if self.any_origin => Verdict::AnyOrigin,
-            Lines::One(origin) => match self.origin.decide(origin, request) {
+            Lines::One(origin) => match self.origin.decide_unexplained(origin, request) {
                 Ok(configured) => {
                     reflected = configured;
                     Verdict::Reflect
                 }
-                Err(refusal) => {
+                // Why is worked out only if asked: `ActualDecision::refusal`.
+                Err(None) => Verdict::Refused(OriginRefusal::Unexplained),
+                Err(Some(refusal)) => {
                     if let Refusal::OriginLookupFailed { reason } = refusal {
-                        lookup_failure = Some(reason.into());
+                        extras = Some(DecisionExtras::with_lookup_failure(
+                            self.actual_extras.as_deref(),
+                            reason,
+                        ));
                     }
                     Verdict::refused(refusal)
                 }
             },
             Lines::Several => Verdict::refused(Refusal::SeveralOrigins),
         };
-        let granted = matches!(verdict, Verdict::AnyOrigin | Verdict::Reflect);
         ActualDecision {
             origin: reflected.or(request.origin()).cloned(),
             verdict,
             credentials: self.credentials,
             vary_origin: !self.any_origin,
-            vary_names: self.actual_vary.clone(),
-            lookup_failure,
-            expose_headers: if granted {
-                self.expose_headers.clone()
-            } else {
-                None
-            },
+            extras: extras.or_else(|| self.actual_extras.clone()),
         }
     }
 }

@@ -68,13 +68,31 @@ impl VaryNames {
     /// Merges the names into `headers`. With no `Vary` yet, inserts the prebuilt value (no
     /// allocation); allocates only to merge with a `Vary` that lists other names.
     pub(crate) fn apply(&self, headers: &mut HeaderMap) {
-        // A lookup then an insert cost less than `HeaderMap::entry`, whose vacant case is the
-        // common one.
-        if headers.contains_key(VARY) {
-            self.merge(headers);
-        } else {
-            headers.insert(VARY, self.value.clone());
+        // An append looks the name up once, where a lookup then an insert look it up twice (and
+        // `HeaderMap::entry` costs more still): with no `Vary` yet, the common case, that is all.
+        if headers.append(VARY, self.value.clone()) {
+            self.merge_appended(headers);
         }
+    }
+
+    /// Merges the names into the `Vary` the answer had already, to which [`apply`](Self::apply)
+    /// appended the prebuilt value: that line is taken back first, the others staying where
+    /// they were.
+    #[cold]
+    fn merge_appended(&self, headers: &mut HeaderMap) {
+        let Entry::Occupied(mut entry) = headers.entry(VARY) else {
+            return;
+        };
+        let mut lines: Vec<HeaderValue> = entry.iter().cloned().collect();
+        lines.pop();
+        let mut lines = lines.into_iter();
+        if let Some(first) = lines.next() {
+            entry.insert(first);
+        }
+        for line in lines {
+            entry.append(line);
+        }
+        self.merge(headers);
     }
 
     #[cold]

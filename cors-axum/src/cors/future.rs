@@ -7,34 +7,83 @@ use std::sync::Arc;
 use std::task::{Context, Poll, ready};
 
 use axum::response::Response;
-use cors_axum_core::{ActualDecision, Refusal, ResponseCredentials, merge_vary};
+use cors_axum_core::{ActualDecision, ResponseCredentials, merge_vary};
 use http::header::{self, HeaderMap, HeaderName};
 
 use super::service::{ResponseState, warn_any_origin_with_credentials};
 
 /// The boxed rest of a request that waits for an asynchronous origin decision first.
-pub(crate) type AfterLookup<F> = Pin<Box<dyn Future<Output = ResponseFuture<F>> + Send>>;
+pub(crate) type AfterLookup<F, K> = Pin<Box<dyn Future<Output = ResponseFuture<F, K>> + Send>>;
+
+/// How a [`ResponseFuture`] keeps what only a few requests need, an answer given without the
+/// inner service or a passed-on preflight's headers, whose size would otherwise be that of
+/// every request's future: [`Inline`] or [`Boxed`].
+pub trait Keep {
+    /// A kept `T`.
+    type Of<T>;
+
+    /// Keeps `value`.
+    fn keep<T>(value: T) -> Self::Of<T>;
+
+    /// The value kept.
+    fn take<T>(kept: Self::Of<T>) -> T;
+}
+
+/// Kept in the future itself: where the answer given without the inner service is the common
+/// one (the generated `OPTIONS` route, which answers preflights), or where the future's size
+/// matters little (a tower layer).
+#[derive(Debug)]
+pub struct Inline;
+
+/// Kept behind a pointer, allocated only for the few requests that need it: in the future of a
+/// route's handler, which every request to it moves several times.
+#[derive(Debug)]
+pub(crate) struct Boxed;
+
+impl Keep for Inline {
+    type Of<T> = T;
+
+    fn keep<T>(value: T) -> T {
+        value
+    }
+
+    fn take<T>(kept: T) -> T {
+        kept
+    }
+}
+
+impl Keep for Boxed {
+    type Of<T> = Box<T>;
+
+    fn keep<T>(value: T) -> Box<T> {
+        Box::new(value)
+    }
+
+    fn take<T>(kept: Box<T>) -> T {
+        *kept
+    }
+}
 
 pin_project_lite::pin_project! {
     /// The response future of [`Cors`](crate::cors::Cors): the inner service's
     /// answer with the CORS headers of the path's plan.
-    pub struct ResponseFuture<F> {
+    pub struct ResponseFuture<F, K: Keep = Inline> {
         #[pin]
-        kind: Kind<F>,
+        kind: Kind<F, K>,
     }
 }
 
 pin_project_lite::pin_project! {
     #[project = KindProj]
-    enum Kind<F> {
+    enum Kind<F, K: Keep> {
         /// Answered by the plan (a preflight), without calling the inner service.
-        Ready { response: Option<Response> },
+        Ready { response: Option<K::Of<Response>> },
         /// A preflight passed on to the route's own `OPTIONS` handler: the answer's CORS headers
         /// are added to the handler's.
         Passthrough {
             #[pin]
             future: F,
-            cors: Option<HeaderMap>,
+            cors: Option<K::Of<HeaderMap>>,
         },
         /// CORS off for the route: the inner answer as it is.
         Untouched {
@@ -54,25 +103,25 @@ pin_project_lite::pin_project! {
             state: Arc<ResponseState>,
         },
         /// Awaiting an asynchronous origin decision, then one of the above.
-        Lookup { rest: AfterLookup<F> },
+        Lookup { rest: AfterLookup<F, K> },
     }
 }
 
-impl<F> ResponseFuture<F> {
-    fn of(kind: Kind<F>) -> Self {
+impl<F, K: Keep> ResponseFuture<F, K> {
+    fn of(kind: Kind<F, K>) -> Self {
         Self { kind }
     }
 
     pub(crate) fn ready(response: Response) -> Self {
         Self::of(Kind::Ready {
-            response: Some(response),
+            response: Some(K::keep(response)),
         })
     }
 
     pub(crate) fn passthrough(future: F, cors: HeaderMap) -> Self {
         Self::of(Kind::Passthrough {
             future,
-            cors: Some(cors),
+            cors: Some(K::keep(cors)),
         })
     }
 
@@ -88,14 +137,14 @@ impl<F> ResponseFuture<F> {
         Self::of(Kind::Actual { future, state })
     }
 
-    pub(crate) fn lookup(rest: AfterLookup<F>) -> Self {
+    pub(crate) fn lookup(rest: AfterLookup<F, K>) -> Self {
         Self::of(Kind::Lookup { rest })
     }
 }
 
 const COMPLETED: &str = "a response future is not polled after it completed";
 
-impl<F, E> Future for ResponseFuture<F>
+impl<F, E, K: Keep> Future for ResponseFuture<F, K>
 where
     F: Future<Output = Result<Response, E>>,
 {
@@ -103,7 +152,9 @@ where
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         match self.as_mut().project().kind.project() {
-            KindProj::Ready { response } => Poll::Ready(Ok(response.take().expect(COMPLETED))),
+            KindProj::Ready { response } => {
+                Poll::Ready(Ok(K::take(response.take().expect(COMPLETED))))
+            }
             KindProj::Untouched { future } => future.poll(cx),
             KindProj::Decided { future, decision } => {
                 let mut response = ready!(future.poll(cx))?;
@@ -126,7 +177,8 @@ where
             }
             KindProj::Passthrough { future, cors } => {
                 let mut response = ready!(future.poll(cx))?;
-                add_preflight_headers(response.headers_mut(), cors.take().expect(COMPLETED));
+                let cors = K::take(cors.take().expect(COMPLETED));
+                add_preflight_headers(response.headers_mut(), cors);
                 Poll::Ready(Ok(response))
             }
             KindProj::Lookup { rest } => {
@@ -145,7 +197,7 @@ fn write_decision(
     decision: &ActualDecision,
     credentials: ResponseCredentials,
 ) {
-    if decision.write(headers, credentials) == Some(Refusal::CredentialsUnderAnyOrigin) {
+    if decision.write_headers(headers, credentials) {
         warn_any_origin_with_credentials();
     }
 }

@@ -8,7 +8,7 @@ use axum::response::Response;
 use cors_axum_core::{CorsConfigError, CorsOptions};
 use http::Request;
 
-use super::future::ResponseFuture;
+use super::future::{Inline, ResponseFuture};
 use super::plan::{PathPlan, RoutePlan};
 use super::reload::CorsReload;
 use super::respond::{Downstream, PathCors};
@@ -136,6 +136,7 @@ where
     S: tower_service::Service<Request<B>> + Clone + Send + 'static,
 {
     type Future = S::Future;
+    type Keep = Inline;
     type Owned = OwnedService<S>;
 
     fn call(self, request: Request<B>) -> S::Future {
@@ -157,6 +158,7 @@ where
     S: tower_service::Service<Request<B>> + Send + 'static,
 {
     type Future = S::Future;
+    type Keep = Inline;
     type Owned = Self;
 
     fn call(mut self, request: Request<B>) -> S::Future {

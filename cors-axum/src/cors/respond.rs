@@ -14,7 +14,7 @@ use cors_axum_core::{
 };
 use http::{Extensions, HeaderMap, HeaderValue, Method, Request, StatusCode, Uri, header};
 
-use super::future::ResponseFuture;
+use super::future::{Keep, ResponseFuture};
 use super::plan::{PathPlan, RouteKey, RoutePlan};
 use super::service::ResponseState;
 use super::source::PlanSource;
@@ -39,8 +39,10 @@ pub(crate) struct PreflightPassedOn;
 pub(crate) trait Downstream<B>: Sized {
     /// The answer's future.
     type Future;
+    /// How the CORS future keeps an answer given without calling this.
+    type Keep: Keep;
     /// The same, owned, to keep while the request waits for an asynchronous origin decision.
-    type Owned: Downstream<B, Future = Self::Future> + Send + 'static;
+    type Owned: Downstream<B, Future = Self::Future, Keep = Self::Keep> + Send + 'static;
 
     /// Hands the request on.
     fn call(self, request: Request<B>) -> Self::Future;
@@ -132,7 +134,7 @@ impl PathCors {
         &self,
         request: Request<B>,
         downstream: D,
-    ) -> ResponseFuture<D::Future>
+    ) -> ResponseFuture<D::Future, D::Keep>
     where
         B: Send + 'static,
         D: Downstream<B>,
@@ -160,7 +162,7 @@ impl PathCors {
         classified: Classified,
         request: Request<B>,
         downstream: D,
-    ) -> ResponseFuture<D::Future>
+    ) -> ResponseFuture<D::Future, D::Keep>
     where
         B: Send + 'static,
         D: Downstream<B> + Send + 'static,
@@ -181,7 +183,7 @@ impl PathCors {
         mut request: Request<B>,
         handling: Handling,
         downstream: D,
-    ) -> ResponseFuture<D::Future> {
+    ) -> ResponseFuture<D::Future, D::Keep> {
         match handling {
             Handling::Actual(decision) if !self.service => {
                 ResponseFuture::decided(downstream.call(request), decision)
