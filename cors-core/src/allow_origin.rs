@@ -760,6 +760,7 @@ impl CompiledOrigin {
     /// it refused it (an actual request's): an origin that a static list surely does not hold,
     /// in any spelling, is refused without being parsed, with no reason (`Err(None)`), so that
     /// a refused origin costs no more than an allowed one.
+    #[inline]
     pub(crate) fn decide_unexplained<'s, 'a>(
         &'s self,
         origin: &'a HeaderValue,

@@ -512,6 +512,8 @@ impl CorsPolicy {
     ///
     /// A request without `Origin` gets no CORS header, only `Vary: Origin` when the answer
     /// depends on the origin.
+    // Inlined, so that the decision is built where the caller keeps it.
+    #[inline]
     pub fn actual(&self, request: &CorsRequest<'_>) -> ActualDecision {
         let origin = request.origin_lines();
         let mut extras = None;

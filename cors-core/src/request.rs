@@ -160,6 +160,9 @@ pub enum OriginAnswer<'a> {
 impl<'a> CorsRequest<'a> {
     /// Looks up the `Origin` header; for an `OPTIONS` request, instead, reads its headers in
     /// one pass for `Origin` and the headers of a preflight.
+    // Inlined, so that the request is built where the caller keeps it (with its URI, say),
+    // rather than built here, then moved.
+    #[inline]
     pub fn new(method: &'a Method, headers: &'a HeaderMap) -> Self {
         if method == Method::OPTIONS {
             return Self::options(method, headers);

@@ -147,10 +147,17 @@ impl PathPlan {
     /// The key of the plan that answers `request` ([`route_at`](Self::route_at)): for a
     /// preflight, that of the route the browser asks to call; for any other request, that of
     /// its own method.
+    #[inline]
     pub(crate) fn route_key(&self, request: &CorsRequest<'_>) -> RouteKey {
+        // A path with one plan for every method, the common case, asks nothing of the request.
         if self.by_method.is_empty() {
             return RouteKey(None);
         }
+        self.method_key(request)
+    }
+
+    /// [`route_key`](Self::route_key) of a path with per-method plans.
+    fn method_key(&self, request: &CorsRequest<'_>) -> RouteKey {
         if request.kind() != RequestKind::Preflight {
             return self.key(request.method());
         }
