@@ -88,13 +88,22 @@ where
     F: Future<Output = Response> + Send + 'static,
 {
     let router = match options {
-        Some((answer, cors)) => router.on_service(
-            MethodFilter::OPTIONS,
-            CorsLayer::for_path(cors).layer(answer),
-        ),
+        Some(options) => options_apart(router, options),
         None => router,
     };
     router.on(filter, Shared(kept))
+}
+
+/// Adds the path's generated `OPTIONS` route as a service of its own, behind the path's CORS:
+/// one type for every path, for a route that does not answer it from its slot.
+fn options_apart<S>(router: MethodRouter<S>, (answer, cors): PathOptions) -> MethodRouter<S>
+where
+    S: Clone + Send + Sync + 'static,
+{
+    router.on_service(
+        MethodFilter::OPTIONS,
+        CorsLayer::for_path(cors).layer(answer),
+    )
 }
 
 /// [`route_into`] for a route that has a [`RouteSlot`] of its own, `slot`: the first router
@@ -141,19 +150,7 @@ where
     S: Clone + Send + Sync + 'static,
     K: SlotKey,
 {
-    in_slot(
-        router,
-        filter,
-        handler,
-        slot,
-        setup,
-        |router, (answer, cors)| {
-            router.on_service(
-                MethodFilter::OPTIONS,
-                CorsLayer::for_path(cors).layer(answer),
-            )
-        },
-    )
+    in_slot(router, filter, handler, slot, setup, options_apart)
 }
 
 /// [`route_in_slot`], with `serve_options` adding the path's generated `OPTIONS` route where

@@ -716,7 +716,7 @@ impl Served {
         "patched"
     }
 
-    #[route("GET", "{id}", layers = [axum::middleware::from_fn(pass)])]
+    #[route("GET", "{id}", layers = [axum::middleware::from_fn(common::pass_through)])]
     async fn read(Path(id): Path<u32>) -> String {
         format!("read {id}")
     }
@@ -725,10 +725,6 @@ impl Served {
     async fn replace(Path(id): Path<u32>) -> String {
         format!("replaced {id}")
     }
-}
-
-async fn pass(request: axum::extract::Request, next: axum::middleware::Next) -> Response {
-    next.run(request).await
 }
 
 rest_root_module! {

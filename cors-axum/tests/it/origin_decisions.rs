@@ -8,8 +8,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use axum::Router;
-use axum::middleware::{self, Next};
-use axum::response::Response;
+use axum::middleware;
 use common::{request, send};
 use cors_axum::AllowOrigin;
 use cors_axum::cors::CorsLayer;
@@ -57,14 +56,10 @@ impl Orders {
         "put"
     }
 
-    #[route("GET", "layered", layers = [middleware::from_fn(passing)])]
+    #[route("GET", "layered", layers = [middleware::from_fn(common::pass_through)])]
     async fn layered() -> &'static str {
         "layered"
     }
-}
-
-async fn passing(request: axum::extract::Request, next: Next) -> Response {
-    next.run(request).await
 }
 
 rest_root_module! {

@@ -9,8 +9,8 @@ use crate::common;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use axum::Router;
-use axum::extract::{FromRequestParts, Request};
-use axum::middleware::{self, Next};
+use axum::extract::FromRequestParts;
+use axum::middleware;
 use common::wire::{WireAnswer, http1, http2, pipelined, serve};
 use common::{Answer, request, send};
 use cors_axum::AllowOrigin;
@@ -37,10 +37,6 @@ impl<S: Send + Sync> FromRequestParts<S> for Bearer {
     }
 }
 
-async fn pass(request: Request, next: Next) -> Response {
-    next.run(request).await
-}
-
 struct Placements;
 
 #[controller]
@@ -60,7 +56,7 @@ impl Placements {
         "deleted\n"
     }
 
-    #[route("GET", "layered", layers = [middleware::from_fn(pass)])]
+    #[route("GET", "layered", layers = [middleware::from_fn(common::pass_through)])]
     async fn layered() -> &'static str {
         "layered\n"
     }
@@ -112,7 +108,7 @@ impl Guarded {
 feature_module! {
     struct LayeredModule {
         controllers: [Guarded],
-        layers: [middleware::from_fn(pass)],
+        layers: [middleware::from_fn(common::pass_through)],
         guards: [Bearer],
     }
 }

@@ -71,3 +71,12 @@ pub fn request(method: &str, uri: &str, headers: &[(&str, &str)]) -> Request<Bod
     }
     builder.body(Body::empty()).expect("valid request")
 }
+
+/// A middleware that hands the request on: a layer that does nothing, for routes that must have
+/// layers of their own.
+pub async fn pass_through(
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    next.run(request).await
+}
