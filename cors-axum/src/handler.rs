@@ -420,7 +420,9 @@ impl<S> Setup<S> {
     }
 
     /// What `setup` adds to a handler, and the path's generated `OPTIONS` answer if the route
-    /// serves it (only a route that answers for its path's CORS does).
+    /// serves it (only a route that answers for its path's CORS does). Inlined: a call would
+    /// copy both through memory.
+    #[inline(always)]
     fn of(setup: RouteSetup<S>) -> (Self, Option<PathOptions>) {
         let RouteSetup {
             guards,

@@ -1,6 +1,9 @@
 //! The route table of a built application.
 
+use std::borrow::{Borrow, Cow};
 use std::fmt;
+use std::hash::{Hash, Hasher};
+use std::ops::Deref;
 use std::sync::Arc;
 
 use http::Method;
@@ -58,11 +61,78 @@ impl fmt::Display for CorsCoverage {
     }
 }
 
+/// A route's full path as the router keeps it (its table, its CORS logs): the path the macro
+/// wrote, borrowed for good, or a path joined under a module's prefix, shared. Either clones
+/// without allocating, and the first is made without allocating either.
+#[derive(Clone)]
+pub(crate) enum RoutePath {
+    Static(&'static str),
+    Shared(Arc<str>),
+}
+
+impl RoutePath {
+    /// The path of a route as the walk joined it.
+    #[allow(
+        clippy::ptr_arg,
+        reason = "whether the path is borrowed for good is what is asked"
+    )]
+    pub(crate) fn of(joined: &Cow<'static, str>) -> Self {
+        match joined {
+            Cow::Borrowed(path) => RoutePath::Static(path),
+            Cow::Owned(path) => RoutePath::Shared(Arc::from(path.as_str())),
+        }
+    }
+}
+
+impl Deref for RoutePath {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        match self {
+            RoutePath::Static(path) => path,
+            RoutePath::Shared(path) => path,
+        }
+    }
+}
+
+impl Borrow<str> for RoutePath {
+    fn borrow(&self) -> &str {
+        self
+    }
+}
+
+impl PartialEq for RoutePath {
+    fn eq(&self, other: &Self) -> bool {
+        **self == **other
+    }
+}
+
+impl Eq for RoutePath {}
+
+impl Hash for RoutePath {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        (**self).hash(state);
+    }
+}
+
+impl fmt::Debug for RoutePath {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&**self, f)
+    }
+}
+
+impl fmt::Display for RoutePath {
+    /// The path, padded as the formatter asks (the route table aligns its columns).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.pad(self)
+    }
+}
+
 /// One route of the built router.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RouteInfo {
     pub(crate) method: Method,
-    pub(crate) path: Arc<str>,
+    pub(crate) path: RoutePath,
     pub(crate) module: &'static str,
     pub(crate) controller: &'static str,
     pub(crate) handler: &'static str,

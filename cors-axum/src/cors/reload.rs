@@ -13,6 +13,7 @@ use super::plan_error::PlanError;
 use super::planner::{ApplicationLevel, ModulePlanner, RouteOptions};
 use super::source::{PlanSource, PlanTable, SharedTable};
 use crate::provider::ProviderScope;
+use crate::table::RoutePath;
 
 /// A handle that replaces CORS options while the application serves requests: the options of
 /// a [`CorsLayer`](crate::cors::CorsLayer), or those an application provides to its modules
@@ -316,7 +317,7 @@ impl Reloadable {
 /// its plan is made of besides the module's options.
 pub(crate) struct ReloadPath {
     pub(crate) index: usize,
-    pub(crate) path: Arc<str>,
+    pub(crate) path: RoutePath,
     pub(crate) methods: Vec<Method>,
     pub(crate) routes: Vec<RouteOptions>,
 }

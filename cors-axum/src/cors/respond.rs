@@ -18,6 +18,7 @@ use super::future::{Keep, ResponseFuture};
 use super::plan::{PathPlan, RouteKey, RoutePlan};
 use super::service::ResponseState;
 use super::source::PlanSource;
+use crate::table::RoutePath;
 use crate::unwind::CatchUnwind;
 
 /// The CORS of one path as its requests meet it.
@@ -25,7 +26,7 @@ use crate::unwind::CatchUnwind;
 pub(crate) struct PathCors {
     source: PlanSource,
     /// The route's path, for logs; `None` behind a plain `CorsLayer`, which logs the request's.
-    route: Option<Arc<str>>,
+    route: Option<RoutePath>,
     /// Whether handlers may take `CorsService`: then each request keeps a state they share.
     service: bool,
 }
@@ -115,7 +116,7 @@ impl<'a> Head<'a> {
 }
 
 impl PathCors {
-    pub(crate) fn new(source: PlanSource, route: Option<Arc<str>>, service: bool) -> Self {
+    pub(crate) fn new(source: PlanSource, route: Option<RoutePath>, service: bool) -> Self {
         Self {
             source,
             route,

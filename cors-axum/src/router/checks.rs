@@ -122,7 +122,8 @@ pub(super) fn check_providers<S>(
 
 #[inline]
 /// A route that takes `CorsService` (`takes_service`, in the order of `group`) must be covered
-/// by a CORS policy it can answer with.
+/// by a CORS policy it can answer with; `coverage` is empty where no `CorsModule` covers the
+/// path.
 pub(super) fn check_cors_service<S>(
     walk: &Walk<S>,
     path: &str,
@@ -130,8 +131,8 @@ pub(super) fn check_cors_service<S>(
     takes_service: impl Iterator<Item = bool>,
     coverage: &[CorsCoverage],
 ) -> Result<(), BuildError> {
-    for ((route, service), coverage) in group.iter().zip(takes_service).zip(coverage) {
-        if service && !matches!(coverage, CorsCoverage::From { .. }) {
+    for (i, (route, service)) in group.iter().zip(takes_service).enumerate() {
+        if service && !matches!(coverage.get(i), Some(CorsCoverage::From { .. })) {
             return Err(BuildError::CorsServiceWithoutCors {
                 route: format!("{} {path}", route.def.method),
                 handler: describe(walk, route),

@@ -100,10 +100,18 @@ impl Groups {
     fn by_path<S>(routes: &[Collected<S>]) -> Self {
         let mut slots: FxHashMap<&Cow<'static, str>, usize> =
             FxHashMap::with_capacity_and_hasher(routes.len(), Default::default());
-        let mut group_of = Vec::with_capacity(routes.len());
-        for route in routes {
-            let next = slots.len();
-            group_of.push(*slots.entry(&route.path).or_insert(next));
+        let mut group_of: Vec<usize> = Vec::with_capacity(routes.len());
+        for (i, route) in routes.iter().enumerate() {
+            // A controller usually declares a path's routes one after the other: the group of
+            // the route before, found without hashing the path again.
+            let group = match i.checked_sub(1) {
+                Some(before) if routes[before].path == route.path => group_of[before],
+                _ => {
+                    let next = slots.len();
+                    *slots.entry(&route.path).or_insert(next)
+                }
+            };
+            group_of.push(group);
         }
         let mut starts = vec![0; slots.len() + 1];
         for group in &group_of {

@@ -2,8 +2,6 @@
 //! providers scoped (`scope.rs`), its plan made (`planning.rs`), its method router assembled
 //! (`assemble.rs`) and its routes recorded (`record.rs`); then the answer to unknown paths.
 
-use std::sync::Arc;
-
 use axum::Router;
 use cors_axum_core::CorsOptions;
 use http::Method;
@@ -20,7 +18,7 @@ use crate::cors::respond::PathCors;
 use crate::error::BuildError;
 use crate::methods::{method_rank, path_methods};
 use crate::provider::ProviderBuilder;
-use crate::table::RouteTable;
+use crate::table::{RoutePath, RouteTable};
 
 /// The router being built, path by path.
 pub(super) struct Builder<'w, S: 'static> {
@@ -51,7 +49,12 @@ impl<'w, S: Clone + Send + Sync + 'static> Builder<'w, S> {
         Self {
             walk,
             router: Some(Router::new()),
-            table: RouteTable::default(),
+            // One row per route, and one per path for a generated `OPTIONS` route: reserved
+            // for the routes, the table grows at most once more.
+            table: RouteTable {
+                routes: Vec::with_capacity(walk.routes.len()),
+                warnings: Vec::new(),
+            },
             paths: Paths::default(),
             scopes: Scopes::new(providers, walk.modules.len()),
             planning: Planning::new(application, reloadable),
@@ -65,14 +68,18 @@ impl<'w, S: Clone + Send + Sync + 'static> Builder<'w, S> {
         group: &mut Vec<&'w Collected<S>>,
     ) -> Result<(), BuildError> {
         let walk = self.walk;
-        let path: Arc<str> = Arc::from(&*group[0].path);
+        let path = RoutePath::of(&group[0].path);
         // Declaration order is not meaningful: sort, so that a duplicate is reported the same
-        // way every time, naming both routes.
-        group.sort_by_key(|r| {
+        // way every time, naming both routes. Most groups come sorted already (a controller
+        // declares one route per method of a path, usually in the usual order).
+        let key = |r: &&Collected<S>| {
             let controller = &controller_of(walk, r).controller;
             let method = method_rank(&r.def.method);
             (method, r.module, controller.name, r.def.handler)
-        });
+        };
+        if !group.is_sorted_by_key(key) {
+            group.sort_by_key(key);
+        }
         check_routes(walk, &path, group)?;
         let module = &walk.modules[group[0].module];
         let mut prepared = std::mem::take(&mut self.prepared);

@@ -54,6 +54,7 @@ pub(super) fn take(providers: &mut ProviderBuilder) -> Option<CorsOptions> {
 
 /// [`take`] for a controller's or a route's own providers, which are `None` when they hold
 /// nothing else.
+#[inline]
 pub(super) fn take_own(
     providers: Option<ProviderBuilder>,
 ) -> (Option<Box<CorsOptions>>, Option<ProviderBuilder>) {
@@ -65,7 +66,9 @@ pub(super) fn take_own(
 }
 
 /// The one check of a level's options (`given`, with the `.cors_reload(..)` of the application
-/// counting as options) in `module`, which a `CorsModule` covers or not (`covered`).
+/// counting as options) in `module`, which a `CorsModule` covers or not (`covered`). Asked
+/// of every route: the common answer, nothing to check, is inlined.
+#[inline]
 pub(super) fn check(
     options: Option<&CorsOptions>,
     given_in: GivenIn<'_>,

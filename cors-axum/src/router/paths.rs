@@ -2,19 +2,18 @@
 //! would panic on, found first and reported naming the routes.
 
 use std::borrow::Cow;
-use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
 
 use crate::error::BuildError;
-use crate::table::RouteInfo;
+use crate::table::{RouteInfo, RoutePath};
 
 /// The paths added so far, to report the conflicts between them.
 #[derive(Default)]
 pub(super) struct Paths {
     /// A row of the route table for each path with parameters or wildcards, to name a handler
     /// of it: only those conflict.
-    rows: FxHashMap<Arc<str>, usize>,
+    rows: FxHashMap<RoutePath, usize>,
     /// Paths with parameters or wildcards, to find the conflicts axum would panic on.
     router: matchit::Router<()>,
 }
@@ -24,7 +23,7 @@ impl Paths {
     /// it beside the paths recorded before.
     pub(super) fn add(
         &mut self,
-        path: &Arc<str>,
+        path: &RoutePath,
         row: usize,
         table: &[RouteInfo],
     ) -> Result<(), BuildError> {
@@ -91,9 +90,7 @@ pub(super) fn join_paths(prefix: &str, path: &str) -> Result<String, BuildError>
 /// [`join_paths`] that borrows `path` when it is already the joined form (no prefix, one
 /// leading `/`, no trailing one), as the macro writes route paths.
 pub(super) fn join_route_path<'p>(prefix: &str, path: &'p str) -> Result<Cow<'p, str>, BuildError> {
-    let normal =
-        path == "/" || (path.starts_with('/') && !path.ends_with('/') && !path.contains("//"));
-    if prefix.trim_matches('/').is_empty() && normal {
+    if prefix.bytes().all(|b| b == b'/') && is_joined(path) {
         return Ok(Cow::Borrowed(path));
     }
     let mut joined = String::with_capacity(prefix.len() + path.len() + 2);
@@ -114,6 +111,12 @@ pub(super) fn join_route_path<'p>(prefix: &str, path: &'p str) -> Result<Cow<'p,
         });
     }
     Ok(Cow::Owned(joined))
+}
+
+/// Whether `path` is in joined form already: `/`, or a leading `/`, no trailing one and no
+/// empty segment.
+fn is_joined(path: &str) -> bool {
+    path == "/" || (path.starts_with('/') && !path.ends_with('/') && !path.contains("//"))
 }
 
 /// The checks on which axum would panic, reported as errors.
@@ -155,6 +158,19 @@ mod tests {
             join_route_path("", "/users"),
             Ok(Cow::Borrowed("/users"))
         ));
+    }
+
+    #[test]
+    fn only_a_path_in_joined_form_is_borrowed() {
+        for joined in ["/", "/users", "/a/{id}", "/a/b/c"] {
+            assert!(is_joined(joined), "{joined}");
+            assert!(matches!(join_route_path("/", joined), Ok(Cow::Borrowed(_))));
+        }
+        for other in ["", "users", "/users/", "//", "/a//b", "//a", "a/"] {
+            assert!(!is_joined(other), "{other}");
+        }
+        assert_eq!(join_route_path("", "users").unwrap(), "/users");
+        assert_eq!(join_route_path("/api/", "/users").unwrap(), "/api/users");
     }
 
     #[test]

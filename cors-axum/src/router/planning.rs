@@ -18,7 +18,7 @@ use crate::cors::reload::{ReloadPath, Reloadable};
 use crate::cors::source::PlanSource;
 use crate::error::BuildError;
 use crate::provider::ProviderScope;
-use crate::table::CorsCoverage;
+use crate::table::{CorsCoverage, RoutePath};
 
 /// A path's plan, as mounting needs it.
 pub(super) struct Planned {
@@ -46,18 +46,20 @@ impl Planning {
         }
     }
 
-    /// The plan of a path, with how each of its routes is covered; no plan where no
-    /// `CorsModule` covers it, or where the plan does nothing for good (not reloadable).
+    /// The plan of a path, with how each of its routes is covered (none of them where the
+    /// list is empty); no plan where no `CorsModule` covers it, or where the plan does nothing
+    /// for good (not reloadable).
     pub(super) fn plan<S>(
         &mut self,
         (walk, scopes): (&Walk<S>, &mut Scopes),
-        path: &Arc<str>,
+        path: &RoutePath,
         methods: &[Method],
         group: &[&Collected<S>],
     ) -> Result<(Option<Planned>, Vec<CorsCoverage>), BuildError> {
         let index = group[0].module;
         if walk.modules[index].cors.is_none() {
-            return Ok((None, vec![CorsCoverage::None; group.len()]));
+            // Empty: no route of the path is covered, which allocates nothing.
+            return Ok((None, Vec::new()));
         }
         let routes: Vec<RouteOptions> = group
             .iter()

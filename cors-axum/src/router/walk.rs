@@ -295,6 +295,8 @@ impl<S: Clone + Send + Sync + 'static> Walk<S> {
             &mut self.warnings,
         )?;
         let mut scopes = Vec::with_capacity(controllers.len());
+        self.routes
+            .reserve(controllers.iter().map(|c| c.routes.len()).sum());
         for (i, controller) in controllers.into_iter().enumerate() {
             if scopes
                 .iter()
