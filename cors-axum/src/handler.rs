@@ -15,20 +15,21 @@ use std::ops::Deref;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
-use std::task::{Context, Poll};
+use std::task::{Context, Poll, ready};
 
 use axum::body::Body;
 use axum::extract::Request;
 use axum::handler::Handler;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{MethodFilter, MethodRouter};
+use cors_axum_core::ActualDecision;
 use http::StatusCode;
 use tower_layer::Layer;
 use tower_service::Service;
 
 use crate::cors::answer::FixedAnswer;
-use crate::cors::respond::{Downstream, PathCors, PreflightPassedOn};
-use crate::cors::{Boxed, CorsLayer, Inline, ResponseFuture};
+use crate::cors::respond::{Downstream, PathCors, PreflightPassedOn, Prepared};
+use crate::cors::{Boxed, CorsLayer, Inline, ResponseFuture, Then, finish_decided};
 use crate::guard::{Guards, NamedGuard};
 use crate::provider::{MissingInjection, ProviderScope};
 use crate::unwind::CatchUnwind;
@@ -447,7 +448,8 @@ impl<S> Setup<S> {
 }
 
 /// Calls `route`, whose setup is `setup`, with `request`: the handler with its providers, behind
-/// its CORS and guards.
+/// its CORS and guards. The request is only borrowed until it is handed to the handler, in one
+/// place: each call taking it by value on the way would copy it.
 #[inline]
 fn call_route<S, F, R>(
     setup: &Setup<S>,
@@ -463,18 +465,42 @@ where
     if let Some(scope) = &setup.scope {
         request.extensions_mut().insert(scope.clone());
     }
-    let call = Guarded {
-        route,
-        state,
-        guarded: !setup.guards.is_empty(),
-        future: PhantomData,
-    };
-    match &setup.cors {
-        None => WrappedFuture::Plain {
-            future: call.call(request),
+    let guarded = !setup.guards.is_empty();
+    let then = match &setup.cors {
+        None => Then::Untouched,
+        Some(cors) => match cors.prepare(&mut request) {
+            Prepared::HandOn(then) => then,
+            Prepared::Answer(response) => {
+                return WrappedFuture::Cors {
+                    future: ResponseFuture::ready(response),
+                };
+            }
+            Prepared::Lookup(waiting) => {
+                let call = Guarded {
+                    route,
+                    state,
+                    guarded,
+                    future: PhantomData,
+                };
+                return WrappedFuture::Cors {
+                    future: cors.after_lookup(*waiting, request, call),
+                };
+            }
         },
-        Some(cors) => WrappedFuture::Cors {
-            future: cors.respond(request, call),
+    };
+    // A preflight carries no credentials: guards never see one.
+    if guarded && !then.is_preflight() {
+        let future = behind_guards(route, state, request);
+        return WrappedFuture::Cors {
+            future: ResponseFuture::then(future, then),
+        };
+    }
+    let future = route.call(request, state);
+    match then {
+        Then::Untouched => WrappedFuture::Direct { future },
+        Then::Decided(decision) => WrappedFuture::Decided { future, decision },
+        then => WrappedFuture::Cors {
+            future: ResponseFuture::then(GuardedFuture::Direct { future }, then),
         },
     }
 }
@@ -714,13 +740,23 @@ impl<F: Future<Output = Response>> Future for GuardedFuture<F> {
 }
 
 pin_project_lite::pin_project! {
-    /// The future of a route's handler with what the module system adds to it.
+    /// The future of a route's handler with what the module system adds to it: the two common
+    /// cases polled here, in one step, the others through the CORS and guards futures.
     #[project = WrappedProj]
     pub(crate) enum WrappedFuture<F> {
-        Plain {
+        /// The handler's answer as it is: no guards, and no CORS or CORS off for the route.
+        Direct {
             #[pin]
-            future: GuardedFuture<F>,
+            future: F,
         },
+        /// The handler's answer with the decision's CORS headers: no guards, no cookies.
+        Decided {
+            #[pin]
+            future: F,
+            decision: ActualDecision,
+        },
+        /// Behind guards, with cookies, a passed-on preflight, an answer given without the
+        /// handler, or an asynchronous origin decision.
         Cors {
             #[pin]
             future: ResponseFuture<GuardedFuture<F>, Boxed>,
@@ -734,7 +770,12 @@ impl<F: Future<Output = Response>> Future for WrappedFuture<F> {
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Response> {
         let result = match self.project() {
-            WrappedProj::Plain { future } => future.poll(cx),
+            WrappedProj::Direct { future } => return future.poll(cx),
+            WrappedProj::Decided { future, decision } => {
+                let mut response = ready!(future.poll(cx));
+                finish_decided(response.headers_mut(), decision);
+                return Poll::Ready(response);
+            }
             WrappedProj::Cors { future } => future.poll(cx),
             WrappedProj::Unreachable => {
                 return Poll::Ready(StatusCode::INTERNAL_SERVER_ERROR.into_response());

@@ -771,7 +771,9 @@ impl CompiledOrigin {
 
     /// [`decide`](Self::decide), a refusal without its reason where `explain` is `false` and
     /// the rule is a static list (not one that then asks an asynchronous decision, which
-    /// must tell a malformed origin from one to look up).
+    /// must tell a malformed origin from one to look up). Inlined into each, which knows
+    /// `explain`.
+    #[inline]
     fn decide_explained<'s, 'a>(
         &'s self,
         origin: &'a HeaderValue,

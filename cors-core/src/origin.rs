@@ -705,6 +705,7 @@ impl ExactOrigins {
     }
 
     /// The configured origin equal to `origin` byte for byte.
+    #[inline]
     fn get(&self, origin: &[u8]) -> Option<&HeaderValue> {
         match self {
             ExactOrigins::Few(list) => list.iter().find(|o| o.0.as_bytes() == origin),
@@ -770,6 +771,7 @@ impl OriginSet {
     /// [`contains`](Self::contains), or [`InSet::Unlisted`] without parsing `input` where no
     /// pattern may match it and it is surely no exact origin spelled otherwise: a refusal
     /// whose precise reason (not an origin, or not allowed) is left to whoever asks for it.
+    #[inline]
     pub(crate) fn contains_or_unlisted<'s>(
         &'s self,
         input: &[u8],

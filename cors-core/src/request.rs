@@ -18,6 +18,7 @@ pub(crate) enum Lines<'a> {
 }
 
 impl<'a> Lines<'a> {
+    #[inline]
     pub(crate) fn of(headers: &'a HeaderMap, name: &HeaderName) -> Self {
         let mut values = headers.get_all(name).iter();
         match (values.next(), values.next()) {

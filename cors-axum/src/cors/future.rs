@@ -25,6 +25,9 @@ pub trait Keep {
     /// Keeps `value`.
     fn keep<T>(value: T) -> Self::Of<T>;
 
+    /// Keeps `value`, which comes boxed (a decision carries its rare, large parts boxed).
+    fn keep_boxed<T>(value: Box<T>) -> Self::Of<T>;
+
     /// The value kept.
     fn take<T>(kept: Self::Of<T>) -> T;
 }
@@ -47,6 +50,10 @@ impl Keep for Inline {
         value
     }
 
+    fn keep_boxed<T>(value: Box<T>) -> T {
+        *value
+    }
+
     fn take<T>(kept: T) -> T {
         kept
     }
@@ -59,8 +66,31 @@ impl Keep for Boxed {
         Box::new(value)
     }
 
+    fn keep_boxed<T>(value: Box<T>) -> Box<T> {
+        value
+    }
+
     fn take<T>(kept: Box<T>) -> T {
         *kept
+    }
+}
+
+/// How the answer of a request handed on is finished.
+pub(crate) enum Then {
+    /// As it is: CORS is off for the route.
+    Untouched,
+    /// With the decision's headers written into it.
+    Decided(ActualDecision),
+    /// With the decision's headers and the cookies its handler set through `CorsService`.
+    Actual(Arc<ResponseState>),
+    /// A preflight's headers added to the answer of the route's own `OPTIONS` handler.
+    Passthrough(Box<HeaderMap>),
+}
+
+impl Then {
+    /// Whether the request is a preflight, passed on to the route's own `OPTIONS` handler.
+    pub(crate) fn is_preflight(&self) -> bool {
+        matches!(self, Then::Passthrough(_))
     }
 }
 
@@ -118,23 +148,19 @@ impl<F, K: Keep> ResponseFuture<F, K> {
         })
     }
 
-    pub(crate) fn passthrough(future: F, cors: HeaderMap) -> Self {
-        Self::of(Kind::Passthrough {
-            future,
-            cors: Some(K::keep(cors)),
+    /// The answer of the inner service's `future`, finished as `then` says. Inlined, so that
+    /// the two enums fold into one.
+    #[inline(always)]
+    pub(crate) fn then(future: F, then: Then) -> Self {
+        Self::of(match then {
+            Then::Untouched => Kind::Untouched { future },
+            Then::Decided(decision) => Kind::Decided { future, decision },
+            Then::Actual(state) => Kind::Actual { future, state },
+            Then::Passthrough(cors) => Kind::Passthrough {
+                future,
+                cors: Some(K::keep_boxed(cors)),
+            },
         })
-    }
-
-    pub(crate) fn untouched(future: F) -> Self {
-        Self::of(Kind::Untouched { future })
-    }
-
-    pub(crate) fn decided(future: F, decision: ActualDecision) -> Self {
-        Self::of(Kind::Decided { future, decision })
-    }
-
-    pub(crate) fn actual(future: F, state: Arc<ResponseState>) -> Self {
-        Self::of(Kind::Actual { future, state })
     }
 
     pub(crate) fn lookup(rest: AfterLookup<F, K>) -> Self {
@@ -158,9 +184,7 @@ where
             KindProj::Untouched { future } => future.poll(cx),
             KindProj::Decided { future, decision } => {
                 let mut response = ready!(future.poll(cx))?;
-                let headers = response.headers_mut();
-                remove_cors_headers(headers);
-                write_decision(headers, decision, ResponseCredentials::Policy);
+                finish_decided(response.headers_mut(), decision);
                 Poll::Ready(Ok(response))
             }
             KindProj::Actual { future, state } => {
@@ -188,6 +212,14 @@ where
             }
         }
     }
+}
+
+/// Finishes the answer of a request decided at once, whose handler sets no cookies: the
+/// `headers` its handler set, with the CORS headers of `decision` in place of any of its own.
+#[inline(always)]
+pub(crate) fn finish_decided(headers: &mut HeaderMap, decision: &ActualDecision) {
+    remove_cors_headers(headers);
+    write_decision(headers, decision, ResponseCredentials::Policy);
 }
 
 /// Writes `decision` into the answer's `headers` (in place, so that the answer is not moved),

@@ -27,7 +27,7 @@ pub(crate) mod source;
 mod watch;
 
 pub use future::ResponseFuture;
-pub(crate) use future::{Boxed, Inline};
+pub(crate) use future::{Boxed, Inline, Then, finish_decided};
 pub use layer::{Cors, CorsLayer};
 pub use module::{CorsModule, CorsModuleWithOpts};
 pub use reload::{CorsReload, ReloadError};

@@ -14,7 +14,7 @@ use cors_axum_core::{
 };
 use http::{Extensions, HeaderMap, HeaderValue, Method, Request, StatusCode, Uri, header};
 
-use super::future::{Keep, ResponseFuture};
+use super::future::{Keep, ResponseFuture, Then};
 use super::plan::{PathPlan, RouteKey, RoutePlan};
 use super::service::ResponseState;
 use super::source::PlanSource;
@@ -52,13 +52,32 @@ pub(crate) trait Downstream<B>: Sized {
     fn into_owned(self) -> Self::Owned;
 }
 
+// The enums a decision travels in hold only small values (the large and rare ones boxed):
+// each is moved a few times on every request, and a move copies the whole of it.
+
 /// What the plan makes of a request: decided at once, or once its origin is looked up.
 enum Step {
     /// Decided.
     Decided(Handling),
-    /// An asynchronous origin decision to await first, with the request as it was classified,
-    /// to resume from.
-    Lookup(OriginLookup, Classified),
+    /// An asynchronous origin decision to await first.
+    Lookup(Box<Waiting>),
+}
+
+/// A request waiting for an asynchronous origin decision, `lookup`, with the request as it was
+/// `classified`, to resume from.
+pub(crate) struct Waiting {
+    lookup: OriginLookup,
+    classified: Classified,
+}
+
+/// What [`PathCors::prepare`] makes of a request.
+pub(crate) enum Prepared {
+    /// Hand it on, then finish its answer as this says.
+    HandOn(Then),
+    /// Answered without handing it on: a preflight, or a request refused before its handler.
+    Answer(Response),
+    /// An asynchronous origin decision to await first ([`PathCors::after_lookup`]).
+    Lookup(Box<Waiting>),
 }
 
 /// How a decided request is handled.
@@ -68,7 +87,7 @@ enum Handling {
     /// Handed on as it is: CORS is off for the route.
     Untouched,
     /// A preflight passed on to the route's own handler, these headers added to its answer.
-    Passthrough(HeaderMap),
+    Passthrough(Box<HeaderMap>),
     /// Handed on, then the decision written into its answer.
     Actual(ActualDecision),
 }
@@ -76,7 +95,7 @@ enum Handling {
 /// A request as [`PathCors::decide`] classified it, kept while its origin is looked up: the
 /// plan that decides it, its CORS headers, its route, and whether it is a WebSocket handshake
 /// if that was asked.
-struct Classified {
+pub(crate) struct Classified {
     plan: Arc<PathPlan>,
     request: Classification,
     route: RouteKey,
@@ -133,7 +152,7 @@ impl PathCors {
     #[inline(always)]
     pub(crate) fn respond<B, D>(
         &self,
-        request: Request<B>,
+        mut request: Request<B>,
         downstream: D,
     ) -> ResponseFuture<D::Future, D::Keep>
     where
@@ -141,12 +160,51 @@ impl PathCors {
         D: Downstream<B>,
         D::Future: Send + 'static,
     {
-        match self.step(Head::of(&request)) {
-            Step::Decided(handling) => self.proceed(request, handling, downstream),
-            Step::Lookup(lookup, classified) => {
-                self.after_lookup(lookup, classified, request, downstream.into_owned())
+        match self.prepare(&mut request) {
+            Prepared::HandOn(then) => ResponseFuture::then(downstream.call(request), then),
+            Prepared::Answer(response) => ResponseFuture::ready(response),
+            Prepared::Lookup(waiting) => {
+                self.after_lookup(*waiting, request, downstream.into_owned())
             }
         }
+    }
+
+    /// What the path's plan makes of `request`, which is only borrowed: whoever hands it on
+    /// moves it once, where a call taking it by value at each step would copy it at each.
+    #[inline(always)]
+    pub(crate) fn prepare<B>(&self, request: &mut Request<B>) -> Prepared {
+        match self.step(Head::of(request)) {
+            Step::Decided(handling) => match self.then(request, handling) {
+                Ok(then) => Prepared::HandOn(then),
+                Err(response) => Prepared::Answer(response),
+            },
+            Step::Lookup(waiting) => Prepared::Lookup(waiting),
+        }
+    }
+
+    /// How the answer of a request decided as `handling` is finished once it is handed on
+    /// (the request marked for its handler as needed), or the answer given without handing it
+    /// on.
+    #[inline(always)]
+    #[allow(
+        clippy::result_large_err,
+        reason = "inlined into its callers, the result is never moved"
+    )]
+    fn then<B>(&self, request: &mut Request<B>, handling: Handling) -> Result<Then, Response> {
+        Ok(match handling {
+            Handling::Actual(decision) if !self.service => Then::Decided(decision),
+            Handling::Actual(decision) => {
+                let state = Arc::new(ResponseState::new(decision));
+                request.extensions_mut().insert(state.clone());
+                Then::Actual(state)
+            }
+            Handling::Answer(response) => return Err(response),
+            Handling::Untouched => Then::Untouched,
+            Handling::Passthrough(cors) => {
+                request.extensions_mut().insert(PreflightPassedOn);
+                Then::Passthrough(cors)
+            }
+        })
     }
 
     /// What the path's plan, loaded once, makes of `request`: not generic, so compiled once.
@@ -157,10 +215,9 @@ impl PathCors {
     /// The rest of `respond` once the asynchronous decision `lookup` has answered (at most its
     /// timeout), resumed from the request as it was `classified`, with the plan that asked for
     /// the lookup, even if a reload replaced it meanwhile.
-    fn after_lookup<B, D>(
+    pub(crate) fn after_lookup<B, D>(
         &self,
-        lookup: OriginLookup,
-        classified: Classified,
+        Waiting { lookup, classified }: Waiting,
         request: Request<B>,
         downstream: D,
     ) -> ResponseFuture<D::Future, D::Keep>
@@ -171,36 +228,14 @@ impl PathCors {
     {
         let cors = self.clone();
         ResponseFuture::lookup(Box::pin(async move {
+            let mut request = request;
             let answer = settle(lookup).await;
             let handling = cors.resume(classified, Head::of(&request), &answer);
-            cors.proceed(request, handling, downstream)
+            match cors.then(&mut request, handling) {
+                Ok(then) => ResponseFuture::then(downstream.call(request), then),
+                Err(response) => ResponseFuture::ready(response),
+            }
         }))
-    }
-
-    /// Hands `request` on as `handling` says.
-    #[inline(always)]
-    fn proceed<B, D: Downstream<B>>(
-        &self,
-        mut request: Request<B>,
-        handling: Handling,
-        downstream: D,
-    ) -> ResponseFuture<D::Future, D::Keep> {
-        match handling {
-            Handling::Actual(decision) if !self.service => {
-                ResponseFuture::decided(downstream.call(request), decision)
-            }
-            Handling::Actual(decision) => {
-                let state = Arc::new(ResponseState::new(decision));
-                request.extensions_mut().insert(state.clone());
-                ResponseFuture::actual(downstream.call(request), state)
-            }
-            Handling::Answer(response) => ResponseFuture::ready(response),
-            Handling::Untouched => ResponseFuture::untouched(downstream.call(request)),
-            Handling::Passthrough(cors) => {
-                request.extensions_mut().insert(PreflightPassedOn);
-                ResponseFuture::passthrough(downstream.call(request), cors)
-            }
-        }
     }
 
     /// What `plan` makes of `request`: classified once; decided now, or, where its origin is
@@ -221,7 +256,7 @@ impl PathCors {
                 route: key,
                 handshake,
             };
-            return Step::Lookup(lookup, classified);
+            return Step::Lookup(Box::new(Waiting { lookup, classified }));
         }
         Step::Decided(self.handle(plan, route, &cors, request, handshake))
     }
@@ -257,7 +292,7 @@ impl PathCors {
                 return Handling::Untouched;
             }
             if plan.passes_preflight_through() {
-                let mut headers = HeaderMap::new();
+                let mut headers = Box::default();
                 self.preflight(plan, route, cors, request, &mut headers);
                 return Handling::Passthrough(headers);
             }
