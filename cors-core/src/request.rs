@@ -161,33 +161,37 @@ pub enum OriginAnswer<'a> {
 impl<'a> CorsRequest<'a> {
     /// Looks up the `Origin` header; for an `OPTIONS` request, instead, reads its headers in
     /// one pass for `Origin` and the headers of a preflight.
-    // Inlined, so that the request is built where the caller keeps it (with its URI, say),
-    // rather than built here, then moved.
+    // Inlined and built in one place, so that the request is built where the caller keeps it
+    // (with its URI, say), rather than built here, then moved.
     #[inline]
     pub fn new(method: &'a Method, headers: &'a HeaderMap) -> Self {
-        if method == Method::OPTIONS {
-            return Self::options(method, headers);
-        }
-        Self {
+        let mut request = Self {
             method,
             headers,
             uri: None,
             path_as_sent: None,
-            origin: Lines::of(headers, &ORIGIN),
+            origin: Lines::Absent,
             requested_method: Lines::Absent,
             origin_answer: None,
             preflight: None,
+        };
+        if method == Method::OPTIONS {
+            request.read_options();
+        } else {
+            request.origin = Lines::of(headers, &ORIGIN);
         }
+        request
     }
 
-    /// An `OPTIONS` request: one pass over its headers, which costs less than looking up the
+    /// Reads an `OPTIONS` request's headers in one pass, which costs less than looking up the
     /// four a preflight reads (one of them a name `http` does not know, hashed byte by byte).
-    fn options(method: &'a Method, headers: &'a HeaderMap) -> Self {
+    #[inline]
+    fn read_options(&mut self) {
         let mut origin = Lines::Absent;
         let mut requested_method = Lines::Absent;
         let mut requested_headers = Lines::Absent;
         let mut private_network = None;
-        for (name, value) in headers {
+        for (name, value) in self.headers {
             if *name == ORIGIN {
                 origin = origin.and(value);
             } else if *name == ACCESS_CONTROL_REQUEST_METHOD {
@@ -198,22 +202,14 @@ impl<'a> CorsRequest<'a> {
                 private_network = Some(value);
             }
         }
-        if !origin.is_present() {
-            requested_method = Lines::Absent;
+        if origin.is_present() {
+            self.requested_method = requested_method;
         }
-        Self {
-            method,
-            headers,
-            uri: None,
-            path_as_sent: None,
-            origin,
-            requested_method,
-            origin_answer: None,
-            preflight: Some(PreflightHeaders {
-                requested_headers,
-                private_network,
-            }),
-        }
+        self.origin = origin;
+        self.preflight = Some(PreflightHeaders {
+            requested_headers,
+            private_network,
+        });
     }
 
     /// The request with its URI, for [request-aware origin

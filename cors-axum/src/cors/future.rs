@@ -224,6 +224,7 @@ pub(crate) fn finish_decided(headers: &mut HeaderMap, decision: &ActualDecision)
 
 /// Writes `decision` into the answer's `headers` (in place, so that the answer is not moved),
 /// warning once of a credentialed answer under any origin.
+#[inline]
 fn write_decision(
     headers: &mut HeaderMap,
     decision: &ActualDecision,
@@ -235,6 +236,7 @@ fn write_decision(
 }
 
 /// Whether `name` is a CORS response header, which the plan of a path under CORS owns.
+#[inline]
 fn is_cors_response_header(name: &HeaderName) -> bool {
     name.as_str().starts_with("access-control-")
 }
