@@ -468,24 +468,34 @@ where
     let guarded = !setup.guards.is_empty();
     let then = match &setup.cors {
         None => Then::Untouched,
-        Some(cors) => match cors.prepare(&mut request) {
-            Prepared::HandOn(then) => then,
-            Prepared::Answer(response) => {
-                return WrappedFuture::Cors {
-                    future: ResponseFuture::ready(response),
+        Some(cors) => match cors.decided(&request) {
+            // The common request: decided at once, no guards, no cookies.
+            Ok(decision) if !guarded => {
+                return WrappedFuture::Decided {
+                    future: route.call(request, state),
+                    decision,
                 };
             }
-            Prepared::Lookup(waiting) => {
-                let call = Guarded {
-                    route,
-                    state,
-                    guarded,
-                    future: PhantomData,
-                };
-                return WrappedFuture::Cors {
-                    future: cors.after_lookup(*waiting, request, call),
-                };
-            }
+            Ok(decision) => Then::Decided(decision),
+            Err(step) => match cors.prepare_from(&mut request, step) {
+                Prepared::HandOn(then) => then,
+                Prepared::Answer(response) => {
+                    return WrappedFuture::Cors {
+                        future: ResponseFuture::ready(response),
+                    };
+                }
+                Prepared::Lookup(waiting) => {
+                    let call = Guarded {
+                        route,
+                        state,
+                        guarded,
+                        future: PhantomData,
+                    };
+                    return WrappedFuture::Cors {
+                        future: cors.after_lookup(*waiting, request, call),
+                    };
+                }
+            },
         },
     };
     // A preflight carries no credentials: guards never see one.

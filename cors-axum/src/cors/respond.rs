@@ -56,7 +56,7 @@ pub(crate) trait Downstream<B>: Sized {
 // each is moved a few times on every request, and a move copies the whole of it.
 
 /// What the plan makes of a request: decided at once, or once its origin is looked up.
-enum Step {
+pub(crate) enum Step {
     /// Decided.
     Decided(Handling),
     /// An asynchronous origin decision to await first.
@@ -81,7 +81,7 @@ pub(crate) enum Prepared {
 }
 
 /// How a decided request is handled.
-enum Handling {
+pub(crate) enum Handling {
     /// Answered here: a preflight, or a request refused before its handler.
     Answer(Response),
     /// Handed on as it is: CORS is off for the route.
@@ -173,7 +173,14 @@ impl PathCors {
     /// moves it once, where a call taking it by value at each step would copy it at each.
     #[inline(always)]
     pub(crate) fn prepare<B>(&self, request: &mut Request<B>) -> Prepared {
-        match self.step(Head::of(request)) {
+        self.prepare_from(request, self.step(Head::of(request)))
+    }
+
+    /// What the path's plan made of `request` ([`decided`](Self::decided)), if not decided
+    /// at once for a handler that sets no cookies: see [`prepare`](Self::prepare).
+    #[inline(always)]
+    pub(crate) fn prepare_from<B>(&self, request: &mut Request<B>, step: Step) -> Prepared {
+        match step {
             Step::Decided(handling) => match self.then(request, handling) {
                 Ok(then) => Prepared::HandOn(then),
                 Err(response) => Prepared::Answer(response),
@@ -205,6 +212,21 @@ impl PathCors {
                 Then::Passthrough(cors)
             }
         })
+    }
+
+    /// What the path's plan makes of `request`, and the decision alone where that is all
+    /// there is to hand on (decided at once, the handler setting no cookies): the common
+    /// request goes straight from the plan to its handler.
+    #[inline(always)]
+    #[allow(
+        clippy::result_large_err,
+        reason = "inlined into its callers, the result is never moved"
+    )]
+    pub(crate) fn decided<B>(&self, request: &Request<B>) -> Result<ActualDecision, Step> {
+        match self.step(Head::of(request)) {
+            Step::Decided(Handling::Actual(decision)) if !self.service => Ok(decision),
+            step => Err(step),
+        }
     }
 
     /// What the path's plan, loaded once, makes of `request`: not generic, so compiled once.
