@@ -31,6 +31,7 @@ use crate::cors::answer::FixedAnswer;
 use crate::cors::respond::{Downstream, PathCors, PreflightPassedOn, Prepared};
 use crate::cors::{Boxed, CorsLayer, Inline, ResponseFuture, Then, finish_decided};
 use crate::guard::{Guards, NamedGuard};
+use crate::needs::Needs;
 use crate::provider::{MissingInjection, ProviderScope};
 use crate::unwind::CatchUnwind;
 
@@ -208,7 +209,7 @@ where
 /// Where one route keeps its handler and setup for the first router that mounts it, so that
 /// the route's service can be zero-sized: axum copies a route's service into a new box for
 /// every request, which allocates unless the service has no size. `#[controller]` keeps its
-/// routes' slots in one `static` array ([`RouteSlots`]).
+/// routes' slots in one `static` array ([`RouteParts`]).
 ///
 /// The first mount takes the slot for as long as the process runs; a later one (another
 /// router, another path, another state) finds it taken and keeps its setup with its handler,
@@ -311,12 +312,22 @@ where
     }
 }
 
-/// The slots of a controller's routes, one per route in declaration order, which
-/// `#[controller]` keeps in one `static` per controller rather than one per route.
+/// What `#[controller]` writes once for all of a controller's routes, whatever the state, in
+/// one `impl` rather than one per route or per concern.
 #[doc(hidden)]
-pub trait RouteSlots: 'static {
-    /// The slots.
+pub trait RouteParts: 'static {
+    /// The slots of the routes, one per route in declaration order, in one `static`.
     fn route_slots() -> &'static [RouteSlot];
+
+    /// Declares into `needs` what route `route` (its index among the controller's) needs from
+    /// its module.
+    fn route_needs(route: usize, needs: &mut Needs);
+}
+
+/// What route `I` of controller `C` needs: the `needs` of its `RouteDef`.
+#[doc(hidden)]
+pub fn needs_of<C: RouteParts, const I: usize>(needs: &mut Needs) {
+    C::route_needs(I, needs);
 }
 
 /// The [`RouteSlot`] of route `I` of controller `C`.
@@ -336,7 +347,7 @@ impl<C, const I: usize> Clone for SlotOf<C, I> {
 
 impl<C, const I: usize> Copy for SlotOf<C, I> {}
 
-impl<C: RouteSlots, const I: usize> SlotKey for SlotOf<C, I> {
+impl<C: RouteParts, const I: usize> SlotKey for SlotOf<C, I> {
     fn slot(self) -> &'static RouteSlot {
         &C::route_slots()[I]
     }

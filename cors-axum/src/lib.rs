@@ -95,13 +95,13 @@ pub mod __private {
     };
     pub use crate::guard::{GuardFn, Guards, guard};
     pub use crate::handler::{
-        RouteSetup, RouteSlot, RouteSlots, SlotOf, route, route_in_slot,
+        RouteParts, RouteSetup, RouteSlot, SlotOf, needs_of, route, route_in_slot,
         route_in_slot_without_options,
     };
     pub use crate::module::{DeclaredModule, Import, IntoImport, Module, ModuleDefinition};
     pub use crate::needs::{
         DeclareFields, DeclareGuard, DeclareGuardName, DeclareNeed, DeclareNoFields,
-        DeclareNothing, FieldNeeds, Needs, Probe, RouteNeeds, needs_of,
+        DeclareNothing, FieldNeeds, Needs, Probe,
     };
     pub use crate::provider::{
         IntoProviders, ProviderBuilder, cors_providers, cors_switch, providers_list,

@@ -29,20 +29,6 @@ pub struct Needs {
     pub(crate) guard_injected: Vec<GuardNeed>,
 }
 
-/// What a controller's routes need, route by route: `#[controller]` writes one function for
-/// all its routes, which each route's `RouteDef` names through [`needs_of`].
-#[doc(hidden)]
-pub trait RouteNeeds: 'static {
-    /// Declares into `needs` what route `route` (its index among the controller's) needs.
-    fn route_needs(route: usize, needs: &mut Needs);
-}
-
-/// What route `I` of controller `C` needs: the `needs` of its `RouteDef`.
-#[doc(hidden)]
-pub fn needs_of<C: RouteNeeds, const I: usize>(needs: &mut Needs) {
-    C::route_needs(I, needs);
-}
-
 /// A value a guard takes with `Inject<T>`, as it declares it.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct GuardNeed {

@@ -7,23 +7,23 @@ use syn::spanned::Spanned;
 use syn::{Fields, FnArg, ImplItem, Item, ItemImpl, ItemStruct, Type};
 
 use crate::attr::{self, ControllerArgs, StateParams, private};
-use crate::openapi::{is_utoipa_path, take_details};
+use crate::openapi::take_details;
 use crate::route::{ControllerContext, Route, RouteItems, is_route_attr};
 use crate::state::InferredState;
 
 pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
-    let (hollow, bodies) = Bodies::take(item.clone());
-    let parsed = match syn::parse2::<Item>(hollow) {
+    let parsed = match syn::parse2::<Item>(hollow(item.clone())) {
         Ok(parsed) => parsed,
         Err(error) => return attr::with_error(item, error),
     };
     let result = match parsed {
         // On error the block is re-emitted without its `#[route]`s, which would otherwise each
         // report that they are outside a controller.
-        Item::Impl(mut item_impl) => expand_impl(args, &mut item_impl, &bodies).map_err(|error| {
-            strip_route_attrs(&mut item_impl);
-            attr::with_error(bodies.put_back(quote!(#item_impl)), error)
-        }),
+        Item::Impl(mut item_impl) => {
+            let written = without_read_attrs(item, true);
+            expand_impl(args, &mut item_impl, &written)
+                .map_err(|error| attr::with_error(without_read_attrs(written, false), error))
+        }
         Item::Struct(item_struct) => {
             expand_struct(args, item_struct).map_err(|error| attr::with_error(item, error))
         }
@@ -143,31 +143,94 @@ fn controller_providers(args: &ControllerArgs) -> (TokenStream, TokenStream) {
     }
 }
 
-/// The bodies of an `impl` block's items (and any other brace-delimited group at the top of the
-/// block), taken out before the block is parsed and put back when it is written out. The macro
-/// reads attributes and signatures only: a body then goes through as the one token tree it
-/// came as, instead of being parsed and written out again token by token.
-struct Bodies(Vec<Group>);
+/// `item` with the bodies of its block's items (and any other brace-delimited group at the top
+/// of the block) emptied, for parsing: the macro reads attributes and signatures only, so a
+/// body is not parsed. An item that is not an `impl` block is left whole.
+fn hollow(item: TokenStream) -> TokenStream {
+    map_block(item, |group| {
+        let mut empty = Group::new(Delimiter::Brace, TokenStream::new());
+        empty.set_span(group.span());
+        empty
+    })
+}
 
-impl Bodies {
-    /// `item` with the brace groups inside its block emptied, and those groups in order. An
-    /// item that is not an `impl` block is left whole.
-    fn take(item: TokenStream) -> (TokenStream, Bodies) {
-        let mut bodies = Vec::new();
-        let hollow = map_block(item, |group| {
-            let mut empty = Group::new(Delimiter::Brace, TokenStream::new());
-            empty.set_span(group.span());
-            bodies.push(group);
-            empty
-        });
-        (hollow, Bodies(bodies))
+/// The `impl` block `item` as it came, less the attributes that `#[controller]` reads: every
+/// `#[route]`, and `#[utoipa::path]` on a method (on any item unless `methods_only`, as when
+/// the block is written out beside an error). Filtered token by token rather than printed anew from
+/// the parsed block, so that what the macro does not read goes through untouched.
+fn without_read_attrs(item: TokenStream, methods_only: bool) -> TokenStream {
+    let mut trees: Vec<TokenTree> = item.into_iter().collect();
+    let Some(TokenTree::Group(block)) = trees.last_mut() else {
+        return trees.into_iter().collect();
+    };
+    if block.delimiter() != Delimiter::Brace {
+        return trees.into_iter().collect();
     }
+    let inner: Vec<TokenTree> = block.stream().into_iter().collect();
+    let mut kept = Vec::with_capacity(inner.len());
+    let mut rest = &inner[..];
+    while let Some(first) = rest.first() {
+        if let Some(attr) = outer_attr(rest) {
+            let read = match attr_path(attr).as_slice() {
+                [name] => name == "route",
+                [krate, name] if krate == "cors_axum" => name == "route",
+                [krate, name] if krate == "utoipa" && name == "path" => {
+                    !methods_only || is_method(rest)
+                }
+                _ => false,
+            };
+            if !read {
+                kept.extend_from_slice(&rest[..2]);
+            }
+            rest = &rest[2..];
+        } else {
+            kept.push(first.clone());
+            rest = &rest[1..];
+        }
+    }
+    let mut filtered = Group::new(Delimiter::Brace, kept.into_iter().collect());
+    filtered.set_span(block.span());
+    *block = filtered;
+    trees.into_iter().collect()
+}
 
-    /// `item`, written from what [`take`](Self::take) left, with the bodies put back in order.
-    fn put_back(&self, item: TokenStream) -> TokenStream {
-        let mut bodies = self.0.iter();
-        map_block(item, |empty| bodies.next().cloned().unwrap_or(empty))
+/// The bracket group of the outer attribute that `trees` starts with (`#` then `[..]`).
+fn outer_attr(trees: &[TokenTree]) -> Option<&Group> {
+    match trees {
+        [TokenTree::Punct(pound), TokenTree::Group(group), ..]
+            if pound.as_char() == '#' && group.delimiter() == Delimiter::Bracket =>
+        {
+            Some(group)
+        }
+        _ => None,
     }
+}
+
+/// The names of the path an attribute starts with, as `syn` reads it: `::cors_axum::route(..)`
+/// gives `cors_axum` and `route`.
+fn attr_path(attr: &Group) -> Vec<String> {
+    let mut names = Vec::new();
+    for tree in attr.stream() {
+        match tree {
+            TokenTree::Ident(ident) => names.push(ident.to_string()),
+            TokenTree::Punct(punct) if punct.as_char() == ':' => {}
+            _ => break,
+        }
+    }
+    names
+}
+
+/// Whether the item that `trees` starts (at one of its attributes) is a method: `fn` comes
+/// before its body or its `;`.
+fn is_method(trees: &[TokenTree]) -> bool {
+    trees
+        .iter()
+        .take_while(|tree| match tree {
+            TokenTree::Group(group) => group.delimiter() != Delimiter::Brace,
+            TokenTree::Punct(punct) => punct.as_char() != ';',
+            _ => true,
+        })
+        .any(|tree| matches!(tree, TokenTree::Ident(ident) if ident == "fn"))
 }
 
 /// `item` with `f` applied to each brace group at the top of its block, if `item` is an `impl`
@@ -202,7 +265,7 @@ fn map_block(item: TokenStream, mut f: impl FnMut(Group) -> Group) -> TokenStrea
 fn expand_impl(
     args: TokenStream,
     item: &mut ItemImpl,
-    bodies: &Bodies,
+    written: &TokenStream,
 ) -> syn::Result<TokenStream> {
     let args: ControllerArgs = syn::parse2(args)?;
     check_block(item)?;
@@ -249,8 +312,11 @@ fn expand_impl(
     let probe_traits = crate::route::probe_traits();
     let registry_entry = registry_entry(&self_ty, &controller_name);
     let private_use = attr::private_use();
-    let route_slots = route_slots(&self_ty, routes.len());
-    let route_needs = route_needs(&self_ty, items.iter().map(|items| &items.needs));
+    let route_parts = route_parts(
+        &self_ty,
+        routes.len(),
+        items.iter().map(|items| &items.needs),
+    );
     let declared = quote! {
         const _: () = {
             #private_use
@@ -259,8 +325,7 @@ fn expand_impl(
             #providers_fn
             #state_checks
 
-            #route_slots
-            #route_needs
+            #route_parts
             impl #generics #private::Controller<#state> for #self_ty {
                 const NAME: &'static str = #controller_name;
                 const ROUTES: &'static [#private::RouteDef<#state>] = &[#(#defs),*];
@@ -272,34 +337,30 @@ fn expand_impl(
             #registry_entry
         };
     };
-    let item = bodies.put_back(quote!(#item));
     match errors {
-        Some(error) => Ok(attr::with_error(quote!(#item #declared), error)),
-        None => Ok(quote!(#item #declared)),
+        Some(error) => Ok(attr::with_error(quote!(#written #declared), error)),
+        None => Ok(quote!(#written #declared)),
     }
 }
 
-/// The slots of the controller's `count` routes, in one `static`: a route without layers keeps
-/// its handler in its own (`SlotOf::<Controller, index>`).
-fn route_slots(self_ty: &Type, count: usize) -> TokenStream {
+/// What the controller's routes have whatever the state, in one `impl`: the slots of its `count`
+/// routes in one `static` (a route without layers keeps its handler in its own, `SlotOf::<Controller,
+/// index>`), and what each needs from its module (`arms`, one per route), in one function that
+/// each route's `RouteDef` names through `needs_of`.
+fn route_parts<'a>(
+    self_ty: &Type,
+    count: usize,
+    arms: impl Iterator<Item = &'a TokenStream>,
+) -> TokenStream {
     let private = private();
     quote! {
-        impl #private::RouteSlots for #self_ty {
+        impl #private::RouteParts for #self_ty {
             fn route_slots() -> &'static [#private::RouteSlot] {
                 static SLOTS: [#private::RouteSlot; #count] =
                     [const { #private::RouteSlot::new() }; #count];
                 &SLOTS
             }
-        }
-    }
-}
 
-/// What the controller's routes need from their module, route by route (`arms`, one per route),
-/// in one function that each route's `RouteDef` names through `needs_of`.
-fn route_needs<'a>(self_ty: &Type, arms: impl Iterator<Item = &'a TokenStream>) -> TokenStream {
-    let private = private();
-    quote! {
-        impl #private::RouteNeeds for #self_ty {
             #[allow(clippy::needless_borrow)]
             fn route_needs(__route: usize, __needs: &mut #private::Needs) {
                 match __route {
@@ -479,21 +540,12 @@ fn item_attrs_mut(item: &mut ImplItem) -> Option<&mut Vec<syn::Attribute>> {
     }
 }
 
-/// Removes every `#[route]` and `#[utoipa::path]` of the block's items.
-fn strip_route_attrs(item: &mut ItemImpl) {
-    for impl_item in &mut item.items {
-        if let Some(attrs) = item_attrs_mut(impl_item) {
-            attrs.retain(|a| !is_route_attr(a) && !is_utoipa_path(a));
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn bodies_are_put_back_where_they_were_taken() {
+    fn a_block_is_parsed_without_its_bodies() {
         let item = quote! {
             impl Items {
                 #[route("GET")]
@@ -502,17 +554,51 @@ mod tests {
                 fn plain(&self) {}
             }
         };
-        let (hollow, bodies) = Bodies::take(item.clone());
-        let taken: Vec<String> = bodies.0.iter().map(ToString::to_string).collect();
-        assert_eq!(taken.len(), 4, "{taken:?}");
+        let hollow = hollow(item);
         assert!(!hollow.to_string().contains("of"));
+        assert!(!hollow.to_string().contains('1'));
         let parsed: ItemImpl = syn::parse2(hollow).expect("an impl block without its bodies");
-        assert_eq!(
-            bodies.put_back(quote!(#parsed)).to_string(),
-            item.to_string()
-        );
+        assert_eq!(parsed.items.len(), 3);
     }
 
+    #[test]
+    fn the_attributes_the_macro_reads_are_taken_out_and_nothing_else() {
+        let item = quote! {
+            impl Items {
+                /// Lists.
+                #[route("GET")]
+                #[cors_axum::route("HEAD")]
+                #[utoipa::path(tag = "items")]
+                #[cfg(test)]
+                async fn list(n: Limit) -> Page<{ 10 }> { Page::of(n) }
+                #[utoipa::path(tag = "nope")]
+                const MAX: usize = { 1 + 1 };
+                #[other::route]
+                #![inner]
+                fn plain(&self) {}
+            }
+        };
+        let written = without_read_attrs(item, true).to_string();
+        let expected = quote! {
+            impl Items {
+                /// Lists.
+                #[cfg(test)]
+                async fn list(n: Limit) -> Page<{ 10 }> { Page::of(n) }
+                #[utoipa::path(tag = "nope")]
+                const MAX: usize = { 1 + 1 };
+                #[other::route]
+                #![inner]
+                fn plain(&self) {}
+            }
+        };
+        assert_eq!(written, expected.to_string());
+        let beside_an_error = without_read_attrs(expected, false).to_string();
+        assert!(!beside_an_error.contains("utoipa"), "{beside_an_error}");
+        assert!(
+            beside_an_error.contains("other :: route"),
+            "{beside_an_error}"
+        );
+    }
     #[test]
     fn a_struct_is_left_whole() {
         let item = quote!(
@@ -520,8 +606,6 @@ mod tests {
                 db: Inject<Db>,
             }
         );
-        let (hollow, bodies) = Bodies::take(item.clone());
-        assert!(bodies.0.is_empty());
-        assert_eq!(hollow.to_string(), item.to_string());
+        assert_eq!(hollow(item.clone()).to_string(), item.to_string());
     }
 }

@@ -86,7 +86,7 @@ impl Route {
     }
 
     /// The functions of this route (its method router, its providers, its description), its
-    /// `RouteDef`, and its arm of the controller's `RouteNeeds`.
+    /// `RouteDef`, and its arm of the controller's `RouteParts`.
     pub(crate) fn expand(
         &self,
         index: usize,
@@ -439,11 +439,11 @@ pub(crate) struct RouteItems {
     pub(crate) functions: TokenStream,
     /// Its `RouteDef`.
     pub(crate) def: TokenStream,
-    /// Its arm of the controller's `RouteNeeds::route_needs`.
+    /// Its arm of the controller's `RouteParts::route_needs`.
     pub(crate) needs: TokenStream,
 }
 
-/// The arm of the controller's `RouteNeeds::route_needs` for route `index`, which declares
+/// The arm of the controller's `RouteParts::route_needs` for route `index`, which declares
 /// what the route needs from its module: the needs of each argument and, for a method, of the
 /// controller's fields. One function for the controller's routes, rather than one per route.
 fn needs_arm(
