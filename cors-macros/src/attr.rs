@@ -371,10 +371,20 @@ pub(crate) fn with_error(item: impl ToTokens, error: syn::Error) -> TokenStream 
 /// Whether the path of `attr` is one of `paths`, segment by segment (`["utoipa", "path"]` for
 /// `#[utoipa::path]`), matched exactly.
 pub(crate) fn path_is(attr: &syn::Attribute, paths: &[&[&str]]) -> bool {
-    let segments = &attr.path().segments;
-    paths.iter().any(|path| {
-        segments.len() == path.len() && segments.iter().zip(*path).all(|(s, name)| s.ident == name)
-    })
+    names_one_of(attr.path().segments.iter().map(|s| &s.ident), paths)
+}
+
+/// Whether `names`, the segments of a path in order, spell one of `paths` exactly.
+pub(crate) fn names_one_of<'a, N>(
+    names: impl ExactSizeIterator<Item = &'a N> + Clone,
+    paths: &[&[&str]],
+) -> bool
+where
+    N: PartialEq<str> + ?Sized + 'a,
+{
+    paths
+        .iter()
+        .any(|path| names.len() == path.len() && names.clone().zip(*path).all(|(n, p)| n.eq(*p)))
 }
 
 #[cfg(test)]

@@ -7,8 +7,8 @@ use syn::spanned::Spanned;
 use syn::{Fields, FnArg, ImplItem, Item, ItemImpl, ItemStruct, Type};
 
 use crate::attr::{self, ControllerArgs, StateParams, private};
-use crate::openapi::take_details;
-use crate::route::{ControllerContext, Route, RouteItems, is_route_attr};
+use crate::openapi::{UTOIPA_PATH, take_details};
+use crate::route::{ControllerContext, ROUTE_PATHS, Route, RouteItems, is_route_attr};
 use crate::state::InferredState;
 
 pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
@@ -147,51 +147,46 @@ fn controller_providers(args: &ControllerArgs) -> (TokenStream, TokenStream) {
 /// of the block) emptied, for parsing: the macro reads attributes and signatures only, so a
 /// body is not parsed. An item that is not an `impl` block is left whole.
 fn hollow(item: TokenStream) -> TokenStream {
-    map_block(item, |group| {
-        let mut empty = Group::new(Delimiter::Brace, TokenStream::new());
-        empty.set_span(group.span());
-        empty
+    map_block(item, |trees| {
+        trees
+            .into_iter()
+            .map(|tree| match tree {
+                TokenTree::Group(group) if group.delimiter() == Delimiter::Brace => {
+                    let mut empty = Group::new(Delimiter::Brace, TokenStream::new());
+                    empty.set_span(group.span());
+                    TokenTree::Group(empty)
+                }
+                other => other,
+            })
+            .collect()
     })
 }
 
 /// The `impl` block `item` as it came, less the attributes that `#[controller]` reads: every
 /// `#[route]`, and `#[utoipa::path]` on a method (on any item unless `methods_only`, as when
-/// the block is written out beside an error). Filtered token by token rather than printed anew from
-/// the parsed block, so that what the macro does not read goes through untouched.
+/// the block is written out beside an error). Filtered token by token rather than printed anew
+/// from the parsed block, so that what the macro does not read goes through untouched.
 fn without_read_attrs(item: TokenStream, methods_only: bool) -> TokenStream {
-    let mut trees: Vec<TokenTree> = item.into_iter().collect();
-    let Some(TokenTree::Group(block)) = trees.last_mut() else {
-        return trees.into_iter().collect();
-    };
-    if block.delimiter() != Delimiter::Brace {
-        return trees.into_iter().collect();
-    }
-    let inner: Vec<TokenTree> = block.stream().into_iter().collect();
-    let mut kept = Vec::with_capacity(inner.len());
-    let mut rest = &inner[..];
-    while let Some(first) = rest.first() {
-        if let Some(attr) = outer_attr(rest) {
-            let read = match attr_path(attr).as_slice() {
-                [name] => name == "route",
-                [krate, name] if krate == "cors_axum" => name == "route",
-                [krate, name] if krate == "utoipa" && name == "path" => {
-                    !methods_only || is_method(rest)
-                }
-                _ => false,
+    map_block(item, |inner| {
+        let mut kept = Vec::with_capacity(inner.len());
+        let mut rest = &inner[..];
+        while let Some(first) = rest.first() {
+            let Some(attr) = outer_attr(rest) else {
+                kept.push(first.clone());
+                rest = &rest[1..];
+                continue;
             };
+            let names = attr_path(attr);
+            let read = attr::names_one_of(names.iter(), ROUTE_PATHS)
+                || (attr::names_one_of(names.iter(), UTOIPA_PATH)
+                    && (!methods_only || is_method(rest)));
             if !read {
                 kept.extend_from_slice(&rest[..2]);
             }
             rest = &rest[2..];
-        } else {
-            kept.push(first.clone());
-            rest = &rest[1..];
         }
-    }
-    let mut filtered = Group::new(Delimiter::Brace, kept.into_iter().collect());
-    filtered.set_span(block.span());
-    *block = filtered;
-    trees.into_iter().collect()
+        kept
+    })
 }
 
 /// The bracket group of the outer attribute that `trees` starts with (`#` then `[..]`).
@@ -233,9 +228,9 @@ fn is_method(trees: &[TokenTree]) -> bool {
         .any(|tree| matches!(tree, TokenTree::Ident(ident) if ident == "fn"))
 }
 
-/// `item` with `f` applied to each brace group at the top of its block, if `item` is an `impl`
-/// block (its last token tree a brace group, with `impl` before it).
-fn map_block(item: TokenStream, mut f: impl FnMut(Group) -> Group) -> TokenStream {
+/// `item` with the token trees inside its block replaced by `f` of them, if `item` is an `impl`
+/// block (its last token tree a brace group, with `impl` before it); otherwise `item` whole.
+fn map_block(item: TokenStream, f: impl FnOnce(Vec<TokenTree>) -> Vec<TokenTree>) -> TokenStream {
     let mut trees: Vec<TokenTree> = item.into_iter().collect();
     let is_impl = trees
         .iter()
@@ -246,17 +241,8 @@ fn map_block(item: TokenStream, mut f: impl FnMut(Group) -> Group) -> TokenStrea
     if !is_impl || block.delimiter() != Delimiter::Brace {
         return trees.into_iter().collect();
     }
-    let inner = block
-        .stream()
-        .into_iter()
-        .map(|tree| match tree {
-            TokenTree::Group(group) if group.delimiter() == Delimiter::Brace => {
-                TokenTree::Group(f(group))
-            }
-            other => other,
-        })
-        .collect();
-    let mut mapped = Group::new(Delimiter::Brace, inner);
+    let inner = f(block.stream().into_iter().collect());
+    let mut mapped = Group::new(Delimiter::Brace, inner.into_iter().collect());
     mapped.set_span(block.span());
     *block = mapped;
     trees.into_iter().collect()
@@ -467,14 +453,11 @@ fn take_routes(
     let mut push_error = |error: syn::Error| combine(&mut errors, error);
     for impl_item in &mut item.items {
         let ImplItem::Fn(method) = impl_item else {
-            if let Some(attrs) = item_attrs_mut(impl_item) {
-                for attr in attrs.iter().filter(|a| is_route_attr(a)) {
-                    push_error(syn::Error::new_spanned(
-                        attr,
-                        "`#[route]` applies to methods (`async fn`) only",
-                    ));
-                }
-                attrs.retain(|a| !is_route_attr(a));
+            for attr in item_attrs(impl_item).iter().filter(|a| is_route_attr(a)) {
+                push_error(syn::Error::new_spanned(
+                    attr,
+                    "`#[route]` applies to methods (`async fn`) only",
+                ));
             }
             continue;
         };
@@ -530,13 +513,13 @@ fn read_state(routes: &[(Route, syn::ImplItemFn)]) -> syn::Result<Option<Inferre
     InferredState::read(arguments, "handlers")
 }
 
-fn item_attrs_mut(item: &mut ImplItem) -> Option<&mut Vec<syn::Attribute>> {
+fn item_attrs(item: &ImplItem) -> &[syn::Attribute] {
     match item {
-        ImplItem::Const(c) => Some(&mut c.attrs),
-        ImplItem::Type(t) => Some(&mut t.attrs),
-        ImplItem::Macro(m) => Some(&mut m.attrs),
-        ImplItem::Fn(f) => Some(&mut f.attrs),
-        _ => None,
+        ImplItem::Const(c) => &c.attrs,
+        ImplItem::Type(t) => &t.attrs,
+        ImplItem::Macro(m) => &m.attrs,
+        ImplItem::Fn(f) => &f.attrs,
+        _ => &[],
     }
 }
 

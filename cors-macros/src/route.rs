@@ -25,9 +25,12 @@ pub(crate) fn expand_outside_controller(_args: TokenStream, item: TokenStream) -
     attr::with_error(item, error)
 }
 
+/// The paths of `#[route(..)]` and `#[cors_axum::route(..)]`.
+pub(crate) const ROUTE_PATHS: &[&[&str]] = &[&["route"], &["cors_axum", "route"]];
+
 /// Whether `attr` is `#[route(..)]` or `#[cors_axum::route(..)]`, matched exactly.
 pub(crate) fn is_route_attr(attr: &Attribute) -> bool {
-    attr::path_is(attr, &[&["route"], &["cors_axum", "route"]])
+    attr::path_is(attr, ROUTE_PATHS)
 }
 
 /// A route found in a controller, checked.
