@@ -618,7 +618,7 @@ impl CorsOptions {
     ///
     /// | left out | set here as | the default allows |
     /// |---|---|---|
-    /// | `origin` | anything but `*` (or an [`origin_fallback`](Self::origin_fallback)) | any origin, `*` |
+    /// | `origin` (and [`origin_set`](Self::origin_set), [`origin_fallback`](Self::origin_fallback)) | anything but `*`, a set or a lookup | any origin, `*` |
     /// | `methods` | a list | every method of the route |
     /// | `allow_headers` | a list | every header a preflight asks for |
     /// | `enabled` | `false` | CORS switched back on |
@@ -643,18 +643,28 @@ impl CorsOptions {
     /// assert!(in_force.replaceable_by(&meant).is_ok());
     /// let off = CorsOptions::disabled().protect_cross_origin(true);
     /// assert!(in_force.replaceable_by(&off).is_ok());
+    ///
+    /// // A set alone decides origins too: leaving every source out is refused.
+    /// let tenants = cors_axum_core::OriginSet::new("tenants");
+    /// let in_force = CorsOptions::new().origin_set(&tenants);
+    /// assert_eq!(in_force.replaceable_by(&CorsOptions::new()).unwrap_err().field(), "origin");
+    /// assert!(in_force.replaceable_by(&CorsOptions::new().origin("https://app.example")).is_ok());
     /// ```
     pub fn replaceable_by(&self, replacement: &CorsOptions) -> Result<(), crate::CorsConfigError> {
+        // Every source that decides origins counts: the list, the set and the lookup. Options
+        // with none of them allow any origin (`*`), so a replacement that keeps none of them
+        // widens options that had one, whichever it was.
         let decides_origins = self.origin.as_ref().is_some_and(|origin| !origin.is_any())
+            || self.origin_set.is_some()
             || self.origin_fallback.is_some();
+        let names_origins = replacement.origin.is_some()
+            || replacement.origin_set.is_some()
+            || replacement.origin_fallback.is_some();
         // Switched off, CORS grants nothing, whatever its other options.
         let cors_on = replacement.enabled != Some(false);
         let widened = [
             (
-                cors_on
-                    && decides_origins
-                    && replacement.origin.is_none()
-                    && replacement.origin_fallback.is_none(),
+                cors_on && decides_origins && !names_origins,
                 "origin",
                 "any origin (`*`) would be allowed",
                 r#""origin": "*""#,

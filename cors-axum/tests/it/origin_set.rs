@@ -112,3 +112,52 @@ async fn a_set_named_in_a_file_serves_cors_protection_and_handshakes() {
         .unwrap_err();
     assert!(error.to_string().contains("`OriginSet`"), "{error}");
 }
+
+/// Options where the set alone decides origins, reloaded from options that leave the set out
+/// (and name no other source): refused as widening, since nothing would decide origins and any
+/// origin would get `*`. The set in force keeps deciding; a reload that names another source
+/// is applied.
+#[tokio::test]
+async fn a_reload_that_leaves_the_set_out_is_refused_as_widening() {
+    let in_force: CorsOptions =
+        serde_json::from_str(r#"{"origin_set": "tenants", "protect_cross_origin": true}"#).unwrap();
+    let tenants = OriginSet::new("tenants");
+    let reload = cors_axum::cors::CorsReload::new();
+    let router = TenantsModule::builder()
+        .provide(in_force)
+        .provide(tenants.clone())
+        .cors_reload(&reload)
+        .router()
+        .unwrap();
+    let addr = serve(router).await;
+    let evil = "https://evil.example";
+
+    let left_out: CorsOptions = serde_json::from_str(r#"{"protect_cross_origin": true}"#).unwrap();
+    let err = reload.reload(left_out).unwrap_err();
+    assert!(err.widens(), "{err}");
+    assert_eq!(err.config_error().field(), "origin");
+    let answer = get(addr, evil).await;
+    assert_eq!(
+        answer.header("access-control-allow-origin"),
+        None,
+        "{answer:?}"
+    );
+
+    tenants.insert("https://acme.example").unwrap();
+    let answer = get(addr, "https://acme.example").await;
+    assert_eq!(
+        answer.header("access-control-allow-origin"),
+        Some("https://acme.example")
+    );
+
+    // Another source named: applied, and the set no longer decides.
+    let listed: CorsOptions = serde_json::from_str(
+        r#"{"origin": ["https://app.example"], "protect_cross_origin": true}"#,
+    )
+    .unwrap();
+    reload.reload(listed).unwrap();
+    let answer = get(addr, "https://acme.example").await;
+    assert_eq!(answer.header("access-control-allow-origin"), None);
+    let answer = get(addr, evil).await;
+    assert_eq!(answer.header("access-control-allow-origin"), None);
+}
