@@ -12,8 +12,7 @@ use std::hint::black_box;
 use axum::Router;
 use axum::routing::{MethodFilter, MethodRouter, get, options};
 use cors_axum::__private::{
-    ControllerRef, ModuleDefinition, Needs, RouteDef, RouteDoc, RouteSetup, RouteSlot,
-    route_in_slot, route_in_slot_without_options,
+    ControllerRef, ModuleDefinition, Needs, RouteDef, RouteDoc, RouteSetup, route_into,
 };
 use cors_axum::app::Module;
 use cors_axum::{Application, CorsModule};
@@ -56,26 +55,12 @@ async fn handler() -> &'static str {
     "ok"
 }
 
-/// The slot of a route, as `#[route]` writes one; here every path's `GET` shares one, and so does
-/// every `POST`: the first path keeps its setup there, the others beside their handlers.
-macro_rules! slot {
-    () => {{
-        fn slot() -> &'static RouteSlot {
-            static SLOT: RouteSlot = RouteSlot::new();
-            &SLOT
-        }
-        slot
-    }};
-}
-
 fn get_route(into: MethodRouter, setup: RouteSetup<()>) -> MethodRouter {
-    route_in_slot(into, MethodFilter::GET, handler, slot!(), setup)
+    route_into(into, MethodFilter::GET, handler, setup)
 }
 
-/// Not the path's first route in the builder's order: as `#[controller]` writes it, it does not
-/// expect to serve the path's generated `OPTIONS` route.
 fn post_route(into: MethodRouter, setup: RouteSetup<()>) -> MethodRouter {
-    route_in_slot_without_options(into, MethodFilter::POST, handler, slot!(), setup)
+    route_into(into, MethodFilter::POST, handler, setup)
 }
 
 fn no_needs(_: &mut Needs) {}

@@ -94,10 +94,7 @@ pub mod __private {
         DescribePathTuple,
     };
     pub use crate::guard::{GuardFn, Guards, guard};
-    pub use crate::handler::{
-        RouteParts, RouteSetup, RouteSlot, SlotOf, needs_of, route, route_in_slot,
-        route_in_slot_without_options,
-    };
+    pub use crate::handler::{RouteSetup, route, route_into};
     pub use crate::module::{DeclaredModule, Import, IntoImport, Module, ModuleDefinition};
     pub use crate::needs::{
         DeclareFields, DeclareGuard, DeclareGuardName, DeclareNeed, DeclareNoFields,

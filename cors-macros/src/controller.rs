@@ -298,11 +298,6 @@ fn expand_impl(
     let probe_traits = crate::route::probe_traits();
     let registry_entry = registry_entry(&self_ty, &controller_name);
     let private_use = attr::private_use();
-    let route_parts = route_parts(
-        &self_ty,
-        routes.len(),
-        items.iter().map(|items| &items.needs),
-    );
     let declared = quote! {
         const _: () = {
             #private_use
@@ -311,7 +306,6 @@ fn expand_impl(
             #providers_fn
             #state_checks
 
-            #route_parts
             impl #generics #private::Controller<#state> for #self_ty {
                 const NAME: &'static str = #controller_name;
                 const ROUTES: &'static [#private::RouteDef<#state>] = &[#(#defs),*];
@@ -326,35 +320,6 @@ fn expand_impl(
     match errors {
         Some(error) => Ok(attr::with_error(quote!(#written #declared), error)),
         None => Ok(quote!(#written #declared)),
-    }
-}
-
-/// What the controller's routes have whatever the state, in one `impl`: the slots of its `count`
-/// routes in one `static` (a route without layers keeps its handler in its own, `SlotOf::<Controller,
-/// index>`), and what each needs from its module (`arms`, one per route), in one function that
-/// each route's `RouteDef` names through `needs_of`.
-fn route_parts<'a>(
-    self_ty: &Type,
-    count: usize,
-    arms: impl Iterator<Item = &'a TokenStream>,
-) -> TokenStream {
-    let private = private();
-    quote! {
-        impl #private::RouteParts for #self_ty {
-            fn route_slots() -> &'static [#private::RouteSlot] {
-                static SLOTS: [#private::RouteSlot; #count] =
-                    [const { #private::RouteSlot::new() }; #count];
-                &SLOTS
-            }
-
-            #[allow(clippy::needless_borrow)]
-            fn route_needs(__route: usize, __needs: &mut #private::Needs) {
-                match __route {
-                    #(#arms)*
-                    _ => {}
-                }
-            }
-        }
     }
 }
 
@@ -497,7 +462,6 @@ fn take_routes(
             }
         }
     }
-    crate::route::mark_options_servers(&mut routes);
     (routes, errors)
 }
 

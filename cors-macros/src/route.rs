@@ -41,9 +41,6 @@ pub(crate) struct Route {
     pub(crate) args: RouteArgs,
     /// The arguments of the method's `#[utoipa::path(..)]`.
     pub(crate) details: Option<TokenStream>,
-    /// Whether the router builder will ask this route to serve its path's generated `OPTIONS`
-    /// route (see [`mark_options_servers`]).
-    serves_options: bool,
 }
 
 /// What the generated code of a route needs to know about its controller.
@@ -84,12 +81,11 @@ impl Route {
             handler: method_item.sig.ident.clone(),
             args,
             details,
-            serves_options: false,
         })
     }
 
-    /// The functions of this route (its method router, its providers, its description), its
-    /// `RouteDef`, and its arm of the controller's `RouteParts`.
+    /// The functions of this route (its method router, its needs, its providers, its
+    /// description) and its `RouteDef`.
     pub(crate) fn expand(
         &self,
         index: usize,
@@ -102,7 +98,7 @@ impl Route {
         let providers_name = format_ident!("__cors_route_providers_{}", index);
 
         let arguments = arguments(item, self_ty);
-        let router = self.router_fn(&router_name, index, item, &arguments, controller);
+        let router = self.router_fn(&router_name, item, &arguments, controller);
 
         let route_guards: Vec<&Type> = level
             .guards
@@ -110,7 +106,8 @@ impl Route {
             .chain(&self.args.level.guards)
             .flatten()
             .collect();
-        let needs = needs_arm(index, item, &arguments, self_ty, &route_guards);
+        let needs_name = format_ident!("__cors_route_needs_{}", index);
+        let needs_fn = needs_fn(&needs_name, item, &arguments, self_ty, &route_guards);
         let (doc_fn, doc) = self.docs(index, item, &arguments, self_ty, level);
 
         let (providers_fn, providers_ref) = match self.args.level.providers() {
@@ -120,12 +117,11 @@ impl Route {
             ),
             None => (TokenStream::new(), TokenStream::new()),
         };
-        let def = self.def(controller, &router, index, providers_ref, doc);
+        let def = self.def(controller, &router, &needs_name, providers_ref, doc);
         let router_fn = router.tokens;
         RouteItems {
-            functions: quote!(#router_fn #providers_fn #doc_fn),
+            functions: quote!(#router_fn #needs_fn #providers_fn #doc_fn),
             def,
-            needs,
         }
     }
 
@@ -134,7 +130,6 @@ impl Route {
     fn router_fn(
         &self,
         name: &Ident,
-        index: usize,
         item: &ImplItemFn,
         arguments: &[(Ident, TokenList)],
         controller: &ControllerContext<'_>,
@@ -154,7 +149,6 @@ impl Route {
         let layers = RouteLayers {
             route: self.args.level.layer_calls(),
             controller: level.layer_calls(),
-            slot: (self_ty, index),
         };
         // A method's bounds go on the function that adds its wrapper (`__router`); a function's
         // on this one, where they hold while its body is checked, and are checked where it is
@@ -194,16 +188,12 @@ impl Route {
         &self,
         controller: &ControllerContext<'_>,
         router: &RouterFn,
-        index: usize,
+        needs: &Ident,
         providers_ref: TokenStream,
         doc: TokenStream,
     ) -> TokenStream {
         let private = private();
-        let ControllerContext {
-            self_ty,
-            params,
-            level,
-        } = controller;
+        let ControllerContext { params, level, .. } = controller;
         let StateParams {
             state, turbofish, ..
         } = params;
@@ -229,7 +219,7 @@ impl Route {
                 #path,
                 #handler_name,
                 #router_ref,
-                #private::needs_of::<#self_ty, #index>,
+                #needs,
             ) #guards #layered #providers_ref #doc
         }
     }
@@ -283,7 +273,7 @@ impl Route {
         arguments: &[(Ident, TokenList)],
         self_ty: &Type,
         params: &StateParams,
-        layers: &RouteLayers<'_>,
+        layers: &RouteLayers,
         bounds: &TokenStream,
     ) -> TokenStream {
         let handler = &self.handler;
@@ -291,10 +281,10 @@ impl Route {
             // Spanned at the handler's name, so that an error of the handler as a whole points
             // at it rather than at `#[controller]`.
             let route = quote_spanned!(handler.span()=> <#self_ty>::#handler);
-            let added = layers.add(&self.method, route, self.serves_options);
+            let added = layers.add(&self.method, route);
             return quote_spanned!(handler.span()=> #added);
         };
-        let added = layers.add(&self.method, quote!(__wrapper::<__C>), self.serves_options);
+        let added = layers.add(&self.method, quote!(__wrapper::<__C>));
         self.method_router_expr(receiver, arguments, self_ty, params, added, bounds)
     }
 
@@ -368,15 +358,12 @@ impl Route {
 }
 
 /// The layers of a route and of its controller, as calls of `.layer(..)`, innermost first.
-struct RouteLayers<'a> {
+struct RouteLayers {
     route: TokenStream,
     controller: TokenStream,
-    /// The controller and the route's index among its routes: which [`RouteSlot`] of the
-    /// controller's (`SlotOf`) the route keeps its handler in, without layers.
-    slot: (&'a Type, usize),
 }
 
-impl RouteLayers<'_> {
+impl RouteLayers {
     /// Whether there are any: CORS must then wrap them, so the builder puts it around the
     /// route rather than in its handler.
     fn any(&self) -> bool {
@@ -385,20 +372,12 @@ impl RouteLayers<'_> {
 
     /// Adds `route`, the handler, for `method` to the path's method router `__into`: with
     /// layers, built apart, its layers around it, then merged.
-    fn add(&self, method: &str, route: TokenStream, serves_options: bool) -> TokenStream {
+    fn add(&self, method: &str, route: TokenStream) -> TokenStream {
         let private = private();
         let filter = format_ident!("{}", method);
         let filter = quote!(#private::MethodFilter::#filter);
         if !self.any() {
-            let in_slot = if serves_options {
-                format_ident!("route_in_slot")
-            } else {
-                format_ident!("route_in_slot_without_options")
-            };
-            let (controller, index) = self.slot;
-            let index = proc_macro2::Literal::usize_unsuffixed(index);
-            let slot = quote!(#private::SlotOf::<#controller, #index>::KEY);
-            return quote!(#private::#in_slot(__into, #filter, #route, #slot, __setup));
+            return quote!(#private::route_into(__into, #filter, #route, __setup));
         }
         let RouteLayers {
             route: route_layers,
@@ -411,30 +390,6 @@ impl RouteLayers<'_> {
     }
 }
 
-/// The order in which the router builder meets the routes of one path: `Allow`'s, as
-/// `cors-axum` lists methods (`METHOD_ORDER`). Only which route is asked to serve the generated
-/// `OPTIONS` route hangs on it: were the two to differ, that route would still be served, by a
-/// service that is not zero-sized.
-const BUILD_ORDER: [&str; 9] = [
-    "OPTIONS", "GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "TRACE", "CONNECT",
-];
-
-/// Marks, for each path of a controller, the route that the router builder will ask to serve
-/// the path's generated `OPTIONS` route: the first it meets of those without layers of their
-/// own. That route alone is compiled with the zero-sized `OPTIONS` route.
-pub(crate) fn mark_options_servers(routes: &mut [(Route, ImplItemFn)]) {
-    let rank = |route: &Route| BUILD_ORDER.iter().position(|m| *m == route.method);
-    let in_handler = |route: &Route| route.args.level.layers.is_none();
-    for i in 0..routes.len() {
-        let route = &routes[i].0;
-        let first = in_handler(route)
-            && routes.iter().all(|(other, _)| {
-                other.path != route.path || !in_handler(other) || rank(other) >= rank(route)
-            });
-        routes[i].0.serves_options = first;
-    }
-}
-
 /// What `#[controller]` writes for one route.
 pub(crate) struct RouteItems {
     /// Its functions: the one that adds it to its path's method router, and those of its
@@ -442,15 +397,12 @@ pub(crate) struct RouteItems {
     pub(crate) functions: TokenStream,
     /// Its `RouteDef`.
     pub(crate) def: TokenStream,
-    /// Its arm of the controller's `RouteParts::route_needs`.
-    pub(crate) needs: TokenStream,
 }
 
-/// The arm of the controller's `RouteParts::route_needs` for route `index`, which declares
-/// what the route needs from its module: the needs of each argument and, for a method, of the
-/// controller's fields. One function for the controller's routes, rather than one per route.
-fn needs_arm(
-    index: usize,
+/// The function `name` that declares what the route needs from its module: the needs of each
+/// argument and, for a method, of the controller's fields.
+fn needs_fn(
+    name: &Ident,
     item: &ImplItemFn,
     arguments: &[(Ident, TokenList)],
     self_ty: &Type,
@@ -464,7 +416,8 @@ fn needs_arm(
     let guard_needs = guards.iter().map(|guard| declare_guard(guard));
     // The probes' traits are imported once for the controller (`probe_traits`).
     quote! {
-        #index => {
+        #[allow(clippy::needless_borrow)]
+        fn #name(__needs: &mut #private::Needs) {
             #field_needs
             #((&&#private::Probe::<#types>::new()).declare(__needs);)*
             #(#guard_needs)*
@@ -722,46 +675,4 @@ fn check_signature(item: &ImplItemFn) -> syn::Result<()> {
         }
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_first_route_of_each_path_in_the_builders_order_serves_its_options() {
-        let block: syn::ItemImpl = syn::parse_quote! {
-            impl Items {
-                #[route("DELETE")]
-                async fn remove() {}
-                #[route("PATCH")]
-                async fn patch() {}
-                #[route("GET", "{id}", layers = [trace()])]
-                async fn read() {}
-                #[route("PUT", "{id}")]
-                async fn replace() {}
-                #[route("POST", "{id}")]
-                async fn create() {}
-            }
-        };
-        let mut routes: Vec<(Route, ImplItemFn)> = block
-            .items
-            .into_iter()
-            .map(|item| match item {
-                syn::ImplItem::Fn(method) => (
-                    Route::parse(&method.attrs[0], &method, "items", None).unwrap(),
-                    method,
-                ),
-                _ => unreachable!("only methods"),
-            })
-            .collect();
-        mark_options_servers(&mut routes);
-        let serving: Vec<String> = routes
-            .iter()
-            .filter(|(route, _)| route.serves_options)
-            .map(|(route, _)| route.handler.to_string())
-            .collect();
-        // `PATCH` comes before `DELETE`; the layered `GET` is skipped, `POST` before `PUT`.
-        assert_eq!(serving, ["patch", "create"]);
-    }
 }

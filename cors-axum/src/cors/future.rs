@@ -12,184 +12,28 @@ use http::header::{self, HeaderMap, HeaderName};
 
 use super::service::{ResponseState, warn_any_origin_with_credentials};
 
-/// The boxed rest of a request that waits for an asynchronous origin decision first.
-pub(crate) type AfterLookup<F, K> = Pin<Box<dyn Future<Output = ResponseFuture<F, K>> + Send>>;
-
-/// How a [`ResponseFuture`] keeps what only a few requests need, an answer given without the
-/// inner service or a passed-on preflight's headers, whose size would otherwise be that of
-/// every request's future: [`Inline`] or [`Boxed`].
-pub trait Keep {
-    /// A kept `T`.
-    type Of<T>;
-
-    /// Keeps `value`.
-    fn keep<T>(value: T) -> Self::Of<T>;
-
-    /// Keeps `value`, which comes boxed (a decision carries its rare, large parts boxed).
-    fn keep_boxed<T>(value: Box<T>) -> Self::Of<T>;
-
-    /// The value kept.
-    fn take<T>(kept: Self::Of<T>) -> T;
-}
-
-/// Kept in the future itself: where the answer given without the inner service is the common
-/// one (the generated `OPTIONS` route, which answers preflights), or where the future's size
-/// matters little (a tower layer).
-#[derive(Debug)]
-pub struct Inline;
-
-/// Kept behind a pointer, allocated only for the few requests that need it: in the future of a
-/// route's handler, which every request to it moves several times.
-#[derive(Debug)]
-pub(crate) struct Boxed;
-
-impl Keep for Inline {
-    type Of<T> = T;
-
-    fn keep<T>(value: T) -> T {
-        value
-    }
-
-    fn keep_boxed<T>(value: Box<T>) -> T {
-        *value
-    }
-
-    fn take<T>(kept: T) -> T {
-        kept
-    }
-}
-
-impl Keep for Boxed {
-    type Of<T> = Box<T>;
-
-    fn keep<T>(value: T) -> Box<T> {
-        Box::new(value)
-    }
-
-    fn keep_boxed<T>(value: Box<T>) -> Box<T> {
-        value
-    }
-
-    fn take<T>(kept: Box<T>) -> T {
-        *kept
-    }
-}
-
 /// How the answer of a request handed on is finished.
-pub(crate) enum Then {
+pub(crate) enum Finish {
     /// As it is: CORS is off for the route.
     Untouched,
     /// With the decision's headers written into it.
-    Decided(ActualDecision),
+    Headers(ActualDecision),
     /// With the decision's headers and the cookies its handler set through `CorsService`.
-    Actual(Arc<ResponseState>),
+    Cookies(Arc<ResponseState>),
     /// A preflight's headers added to the answer of the route's own `OPTIONS` handler.
-    Passthrough(Box<HeaderMap>),
+    Preflight(Box<HeaderMap>),
 }
 
-impl Then {
-    /// Whether the request is a preflight, passed on to the route's own `OPTIONS` handler.
-    pub(crate) fn is_preflight(&self) -> bool {
-        matches!(self, Then::Passthrough(_))
-    }
-}
-
-pin_project_lite::pin_project! {
-    /// The response future of [`Cors`](crate::cors::Cors): the inner service's
-    /// answer with the CORS headers of the path's plan.
-    pub struct ResponseFuture<F, K: Keep = Inline> {
-        #[pin]
-        kind: Kind<F, K>,
-    }
-}
-
-pin_project_lite::pin_project! {
-    #[project = KindProj]
-    enum Kind<F, K: Keep> {
-        /// Answered by the plan (a preflight), without calling the inner service.
-        Ready { response: Option<K::Of<Response>> },
-        /// A preflight passed on to the route's own `OPTIONS` handler: the answer's CORS headers
-        /// are added to the handler's.
-        Passthrough {
-            #[pin]
-            future: F,
-            cors: Option<K::Of<HeaderMap>>,
-        },
-        /// CORS off for the route: the inner answer as it is.
-        Untouched {
-            #[pin]
-            future: F,
-        },
-        /// A route whose handlers do not set cookies: the decision is all there is to write.
-        Decided {
-            #[pin]
-            future: F,
-            decision: ActualDecision,
-        },
-        /// A route whose handlers may set cookies through `CorsService`.
-        Actual {
-            #[pin]
-            future: F,
-            state: Arc<ResponseState>,
-        },
-        /// Awaiting an asynchronous origin decision, then one of the above.
-        Lookup { rest: AfterLookup<F, K> },
-    }
-}
-
-impl<F, K: Keep> ResponseFuture<F, K> {
-    fn of(kind: Kind<F, K>) -> Self {
-        Self { kind }
-    }
-
-    pub(crate) fn ready(response: Response) -> Self {
-        Self::of(Kind::Ready {
-            response: Some(K::keep(response)),
-        })
-    }
-
-    /// The answer of the inner service's `future`, finished as `then` says. Inlined, so that
-    /// the two enums fold into one.
-    #[inline(always)]
-    pub(crate) fn then(future: F, then: Then) -> Self {
-        Self::of(match then {
-            Then::Untouched => Kind::Untouched { future },
-            Then::Decided(decision) => Kind::Decided { future, decision },
-            Then::Actual(state) => Kind::Actual { future, state },
-            Then::Passthrough(cors) => Kind::Passthrough {
-                future,
-                cors: Some(K::keep_boxed(cors)),
-            },
-        })
-    }
-
-    pub(crate) fn lookup(rest: AfterLookup<F, K>) -> Self {
-        Self::of(Kind::Lookup { rest })
-    }
-}
-
-const COMPLETED: &str = "a response future is not polled after it completed";
-
-impl<F, E, K: Keep> Future for ResponseFuture<F, K>
-where
-    F: Future<Output = Result<Response, E>>,
-{
-    type Output = Result<Response, E>;
-
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        match self.as_mut().project().kind.project() {
-            KindProj::Ready { response } => {
-                Poll::Ready(Ok(K::take(response.take().expect(COMPLETED))))
+impl Finish {
+    /// Writes what this says into the answer's `headers`.
+    fn write(&mut self, headers: &mut HeaderMap) {
+        match self {
+            Finish::Untouched => {}
+            Finish::Headers(decision) => {
+                remove_cors_headers(headers);
+                write_decision(headers, decision, ResponseCredentials::Policy);
             }
-            KindProj::Untouched { future } => future.poll(cx),
-            KindProj::Decided { future, decision } => {
-                let mut response = ready!(future.poll(cx))?;
-                finish_decided(response.headers_mut(), decision);
-                Poll::Ready(Ok(response))
-            }
-            KindProj::Actual { future, state } => {
-                let mut response = ready!(future.poll(cx))?;
-                let headers = response.headers_mut();
+            Finish::Cookies(state) => {
                 remove_cors_headers(headers);
                 let credentials = if state.write_cookies(headers) {
                     ResponseCredentials::Include
@@ -197,34 +41,89 @@ where
                     ResponseCredentials::Policy
                 };
                 write_decision(headers, state.decision(), credentials);
-                Poll::Ready(Ok(response))
             }
-            KindProj::Passthrough { future, cors } => {
+            Finish::Preflight(cors) => add_preflight_headers(headers, std::mem::take(cors)),
+        }
+    }
+}
+
+/// The boxed rest of a request that waits for an asynchronous origin decision first.
+type AfterLookup<F> = Pin<Box<dyn Future<Output = ResponseFuture<F>> + Send>>;
+
+pin_project_lite::pin_project! {
+    /// The response future of [`Cors`](crate::cors::Cors) and of the routes `CorsModule`
+    /// covers: the inner answer with the CORS headers of the path's plan.
+    pub struct ResponseFuture<F> {
+        #[pin]
+        state: State<F>,
+    }
+}
+
+pin_project_lite::pin_project! {
+    #[project = StateProj]
+    enum State<F> {
+        /// Answered by the plan (a preflight, a refusal), without calling the inner service.
+        Ready { response: Option<Response> },
+        /// Handed on: the inner answer, finished as `finish` says.
+        HandedOn {
+            #[pin]
+            future: F,
+            finish: Finish,
+        },
+        /// Awaiting an asynchronous origin decision, then one of the above.
+        Lookup { rest: AfterLookup<F> },
+    }
+}
+
+impl<F> ResponseFuture<F> {
+    pub(crate) fn ready(response: Response) -> Self {
+        Self {
+            state: State::Ready {
+                response: Some(response),
+            },
+        }
+    }
+
+    pub(crate) fn new(future: F, finish: Finish) -> Self {
+        Self {
+            state: State::HandedOn { future, finish },
+        }
+    }
+
+    pub(crate) fn lookup(rest: AfterLookup<F>) -> Self {
+        Self {
+            state: State::Lookup { rest },
+        }
+    }
+}
+
+impl<F, E> Future for ResponseFuture<F>
+where
+    F: Future<Output = Result<Response, E>>,
+{
+    type Output = Result<Response, E>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        match self.as_mut().project().state.project() {
+            StateProj::Ready { response } => Poll::Ready(Ok(response
+                .take()
+                .expect("a response future is not polled after it completed"))),
+            StateProj::HandedOn { future, finish } => {
                 let mut response = ready!(future.poll(cx))?;
-                let cors = K::take(cors.take().expect(COMPLETED));
-                add_preflight_headers(response.headers_mut(), cors);
+                finish.write(response.headers_mut());
                 Poll::Ready(Ok(response))
             }
-            KindProj::Lookup { rest } => {
+            StateProj::Lookup { rest } => {
                 let next = ready!(rest.as_mut().poll(cx));
-                self.as_mut().project().kind.set(next.kind);
+                self.as_mut().project().state.set(next.state);
                 self.poll(cx)
             }
         }
     }
 }
 
-/// Finishes the answer of a request decided at once, whose handler sets no cookies: the
-/// `headers` its handler set, with the CORS headers of `decision` in place of any of its own.
-#[inline(always)]
-pub(crate) fn finish_decided(headers: &mut HeaderMap, decision: &ActualDecision) {
-    remove_cors_headers(headers);
-    write_decision(headers, decision, ResponseCredentials::Policy);
-}
-
 /// Writes `decision` into the answer's `headers` (in place, so that the answer is not moved),
 /// warning once of a credentialed answer under any origin.
-#[inline]
 fn write_decision(
     headers: &mut HeaderMap,
     decision: &ActualDecision,

@@ -8,10 +8,10 @@ use axum::response::Response;
 use cors_axum_core::{CorsConfigError, CorsOptions};
 use http::Request;
 
-use super::future::{Inline, ResponseFuture};
+use super::future::ResponseFuture;
 use super::plan::{PathPlan, RoutePlan};
 use super::reload::CorsReload;
-use super::respond::{Downstream, PathCors};
+use super::respond::{Decision, PathCors};
 use super::source::PlanSource;
 
 /// CORS for a plain axum `Router` that does not use the module system; `CorsModule` puts the
@@ -124,48 +124,19 @@ where
     }
 
     fn call(&mut self, request: Request<B>) -> Self::Future {
-        self.cors.respond(request, ReadyService(&mut self.inner))
-    }
-}
-
-/// The wrapped service, made ready by `poll_ready`.
-struct ReadyService<'a, S>(&'a mut S);
-
-impl<S, B> Downstream<B> for ReadyService<'_, S>
-where
-    S: tower_service::Service<Request<B>> + Clone + Send + 'static,
-{
-    type Future = S::Future;
-    type Keep = Inline;
-    type Owned = OwnedService<S>;
-
-    fn call(self, request: Request<B>) -> S::Future {
-        self.0.call(request)
-    }
-
-    fn into_owned(self) -> OwnedService<S> {
-        // The ready service is the one to call; a clone stays for the next request.
-        let clone = self.0.clone();
-        OwnedService(std::mem::replace(self.0, clone))
-    }
-}
-
-/// A ready service, kept until an asynchronous origin decision is made.
-struct OwnedService<S>(S);
-
-impl<S, B> Downstream<B> for OwnedService<S>
-where
-    S: tower_service::Service<Request<B>> + Send + 'static,
-{
-    type Future = S::Future;
-    type Keep = Inline;
-    type Owned = Self;
-
-    fn call(mut self, request: Request<B>) -> S::Future {
-        self.0.call(request)
-    }
-
-    fn into_owned(self) -> Self {
-        self
+        match self.cors.decide(&request) {
+            Decision::Answer(response) => ResponseFuture::ready(response),
+            Decision::HandOn(finish) => self
+                .cors
+                .hand_on(request, finish, |request, _| self.inner.call(request)),
+            Decision::Lookup(pending) => {
+                // The ready service is the one to call, once the origin is decided; a clone
+                // stays for the next request.
+                let clone = self.inner.clone();
+                let mut ready = std::mem::replace(&mut self.inner, clone);
+                self.cors
+                    .after_lookup(*pending, request, move |request, _| ready.call(request))
+            }
+        }
     }
 }

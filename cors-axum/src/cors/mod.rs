@@ -26,8 +26,8 @@ pub(crate) mod source;
 #[cfg(feature = "watch")]
 mod watch;
 
+pub(crate) use future::Finish;
 pub use future::ResponseFuture;
-pub(crate) use future::{Boxed, Inline, Then, finish_decided};
 pub use layer::{Cors, CorsLayer};
 pub use module::{CorsModule, CorsModuleWithOpts};
 pub use reload::{CorsReload, ReloadError};

@@ -1,7 +1,7 @@
-//! One request on a path under CORS: classified against the path's plan, loaded once; a
-//! preflight answered here (or passed on to the route's own `OPTIONS` handler); any other
-//! request handed on with the decision that writes its answer's CORS headers; an asynchronous
-//! origin decision awaited first where the plan has one.
+//! One request on a path under CORS: classified once against the path's plan, loaded once,
+//! and decided: a preflight answered here (or passed on to the route's own `OPTIONS` handler),
+//! any other request handed on with what finishes its answer, or, where the plan decides
+//! origins asynchronously, the lookup to await first.
 
 use std::sync::Arc;
 
@@ -14,7 +14,7 @@ use cors_axum_core::{
 };
 use http::{Extensions, HeaderMap, HeaderValue, Method, Request, StatusCode, Uri, header};
 
-use super::future::{Keep, ResponseFuture, Then};
+use super::future::{Finish, ResponseFuture};
 use super::plan::{PathPlan, RouteKey, RoutePlan};
 use super::service::ResponseState;
 use super::source::PlanSource;
@@ -31,71 +31,21 @@ pub(crate) struct PathCors {
     service: bool,
 }
 
-/// Marks a preflight passed on to the route's own `OPTIONS` handler: its guards do not run,
-/// since a browser sends a preflight without credentials.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct PreflightPassedOn;
-
-/// What CORS hands a request on to: the route's handler, or the service a layer wraps.
-pub(crate) trait Downstream<B>: Sized {
-    /// The answer's future.
-    type Future;
-    /// How the CORS future keeps an answer given without calling this.
-    type Keep: Keep;
-    /// The same, owned, to keep while the request waits for an asynchronous origin decision.
-    type Owned: Downstream<B, Future = Self::Future, Keep = Self::Keep> + Send + 'static;
-
-    /// Hands the request on.
-    fn call(self, request: Request<B>) -> Self::Future;
-
-    /// The same, owned (a wrapped service, taken out of its `&mut`).
-    fn into_owned(self) -> Self::Owned;
-}
-
-// The enums a decision travels in hold only small values (the large and rare ones boxed):
-// each is moved a few times on every request, and a move copies the whole of it.
-
-/// What the plan makes of a request: decided at once, or once its origin is looked up.
-pub(crate) enum Step {
-    /// Decided.
-    Decided(Handling),
-    /// An asynchronous origin decision to await first.
-    Lookup(Box<Waiting>),
-}
-
-/// A request waiting for an asynchronous origin decision, `lookup`, with the request as it was
-/// `classified`, to resume from.
-pub(crate) struct Waiting {
-    lookup: OriginLookup,
-    classified: Classified,
-}
-
-/// What [`PathCors::prepare`] makes of a request.
-pub(crate) enum Prepared {
-    /// Hand it on, then finish its answer as this says.
-    HandOn(Then),
-    /// Answered without handing it on: a preflight, or a request refused before its handler.
-    Answer(Response),
-    /// An asynchronous origin decision to await first ([`PathCors::after_lookup`]).
-    Lookup(Box<Waiting>),
-}
-
-/// How a decided request is handled.
-pub(crate) enum Handling {
+/// What the path's plan makes of a request.
+pub(crate) enum Decision {
     /// Answered here: a preflight, or a request refused before its handler.
     Answer(Response),
-    /// Handed on as it is: CORS is off for the route.
-    Untouched,
-    /// A preflight passed on to the route's own handler, these headers added to its answer.
-    Passthrough(Box<HeaderMap>),
-    /// Handed on, then the decision written into its answer.
-    Actual(ActualDecision),
+    /// Handed on, its answer then finished as this says.
+    HandOn(Finish),
+    /// Decided once its origin is looked up ([`PathCors::after_lookup`]).
+    Lookup(Box<Pending>),
 }
 
-/// A request as [`PathCors::decide`] classified it, kept while its origin is looked up: the
-/// plan that decides it, its CORS headers, its route, and whether it is a WebSocket handshake
-/// if that was asked.
-pub(crate) struct Classified {
+/// A request waiting for an asynchronous origin decision, `lookup`, with what deciding it had
+/// read: the plan that asked (kept even if a reload replaces it meanwhile), its CORS headers,
+/// its route, and whether it is a WebSocket handshake if that was asked.
+pub(crate) struct Pending {
+    lookup: OriginLookup,
     plan: Arc<PathPlan>,
     request: Classification,
     route: RouteKey,
@@ -112,9 +62,8 @@ impl Handshake {
     }
 }
 
-/// What deciding reads of a request, whatever its body type: its head, borrowed. The decision
-/// takes this rather than the request, so that it is compiled once, in this crate, instead of
-/// in every application for every route's handler.
+/// What deciding reads of a request, whatever its body type: its head, borrowed, so that the
+/// decision is compiled once, here, rather than for every body type.
 #[derive(Clone, Copy)]
 struct Head<'a> {
     method: &'a Method,
@@ -147,155 +96,90 @@ impl PathCors {
         &self.source
     }
 
-    /// Answers `request` as the path's plan says, handing it on to `downstream` unless it is a
-    /// preflight.
-    #[inline(always)]
-    pub(crate) fn respond<B, D>(
-        &self,
-        mut request: Request<B>,
-        downstream: D,
-    ) -> ResponseFuture<D::Future, D::Keep>
-    where
-        B: Send + 'static,
-        D: Downstream<B>,
-        D::Future: Send + 'static,
-    {
-        match self.prepare(&mut request) {
-            Prepared::HandOn(then) => ResponseFuture::then(downstream.call(request), then),
-            Prepared::Answer(response) => ResponseFuture::ready(response),
-            Prepared::Lookup(waiting) => {
-                self.after_lookup(*waiting, request, downstream.into_owned())
+    /// What the path's plan, loaded once, makes of `request`: classified once; decided now, or,
+    /// where its origin is decided asynchronously, classified and kept for the lookup.
+    #[inline]
+    pub(crate) fn decide<B>(&self, request: &Request<B>) -> Decision {
+        let request = Head::of(request);
+        self.source.with(|plan| {
+            let cors = CorsRequest::new(request.method, request.headers).with_uri(request.uri);
+            let key = plan.route_key(&cors);
+            let route = plan.route_at(key);
+            let mut handshake = Handshake::default();
+            if plan.is_asynchronous()
+                && let Some(lookup) = route
+                    .origin_policy(|| handshake.of(&cors, request))
+                    .and_then(|policy| policy.origin_lookup(&cors))
+            {
+                return Decision::Lookup(Box::new(Pending {
+                    lookup,
+                    plan: Arc::clone(plan),
+                    request: cors.classification(),
+                    route: key,
+                    handshake,
+                }));
             }
-        }
-    }
-
-    /// What the path's plan makes of `request`, which is only borrowed: whoever hands it on
-    /// moves it once, where a call taking it by value at each step would copy it at each.
-    #[inline(always)]
-    pub(crate) fn prepare<B>(&self, request: &mut Request<B>) -> Prepared {
-        self.prepare_from(request, self.step(Head::of(request)))
-    }
-
-    /// What the path's plan made of `request` ([`decided`](Self::decided)), if not decided
-    /// at once for a handler that sets no cookies: see [`prepare`](Self::prepare).
-    #[inline(always)]
-    pub(crate) fn prepare_from<B>(&self, request: &mut Request<B>, step: Step) -> Prepared {
-        match step {
-            Step::Decided(handling) => match self.then(request, handling) {
-                Ok(then) => Prepared::HandOn(then),
-                Err(response) => Prepared::Answer(response),
-            },
-            Step::Lookup(waiting) => Prepared::Lookup(waiting),
-        }
-    }
-
-    /// How the answer of a request decided as `handling` is finished once it is handed on
-    /// (the request marked for its handler as needed), or the answer given without handing it
-    /// on.
-    #[inline(always)]
-    #[allow(
-        clippy::result_large_err,
-        reason = "inlined into its callers, the result is never moved"
-    )]
-    fn then<B>(&self, request: &mut Request<B>, handling: Handling) -> Result<Then, Response> {
-        Ok(match handling {
-            Handling::Actual(decision) if !self.service => Then::Decided(decision),
-            Handling::Actual(decision) => {
-                let state = Arc::new(ResponseState::new(decision));
-                request.extensions_mut().insert(state.clone());
-                Then::Actual(state)
-            }
-            Handling::Answer(response) => return Err(response),
-            Handling::Untouched => Then::Untouched,
-            Handling::Passthrough(cors) => {
-                request.extensions_mut().insert(PreflightPassedOn);
-                Then::Passthrough(cors)
-            }
+            self.handle(plan, route, &cors, request, handshake)
         })
     }
 
-    /// What the path's plan makes of `request`, and the decision alone where that is all
-    /// there is to hand on (decided at once, the handler setting no cookies): the common
-    /// request goes straight from the plan to its handler.
-    #[inline(always)]
-    #[allow(
-        clippy::result_large_err,
-        reason = "inlined into its callers, the result is never moved"
-    )]
-    pub(crate) fn decided<B>(&self, request: &Request<B>) -> Result<ActualDecision, Step> {
-        match self.step(Head::of(request)) {
-            Step::Decided(Handling::Actual(decision)) if !self.service => Ok(decision),
-            step => Err(step),
-        }
-    }
-
-    /// What the path's plan, loaded once, makes of `request`: not generic, so compiled once.
-    fn step(&self, request: Head<'_>) -> Step {
-        self.source.with(|plan| self.decide(plan, request))
-    }
-
-    /// The rest of `respond` once the asynchronous decision `lookup` has answered (at most its
-    /// timeout), resumed from the request as it was `classified`, with the plan that asked for
-    /// the lookup, even if a reload replaced it meanwhile.
-    pub(crate) fn after_lookup<B, D>(
+    /// Hands `request` on with `call` (told whether it is a preflight passed on to the route's
+    /// own `OPTIONS` handler, which its guards do not see), its answer finished as `finish`
+    /// says; where handlers may set cookies, the request carries the state they share.
+    pub(crate) fn hand_on<B, F>(
         &self,
-        Waiting { lookup, classified }: Waiting,
+        mut request: Request<B>,
+        finish: Finish,
+        call: impl FnOnce(Request<B>, bool) -> F,
+    ) -> ResponseFuture<F> {
+        let finish = match finish {
+            Finish::Headers(decision) if self.service => {
+                let state = Arc::new(ResponseState::new(decision));
+                request.extensions_mut().insert(Arc::clone(&state));
+                Finish::Cookies(state)
+            }
+            finish => finish,
+        };
+        let preflight = matches!(finish, Finish::Preflight(_));
+        ResponseFuture::new(call(request, preflight), finish)
+    }
+
+    /// The rest of a request whose origin is decided asynchronously: `pending`'s lookup awaited
+    /// (at most its timeout), the request decided from what was kept, looking no header up
+    /// again, then answered or handed on with `call` as [`hand_on`](Self::hand_on) does.
+    pub(crate) fn after_lookup<B, F>(
+        &self,
+        pending: Pending,
         request: Request<B>,
-        downstream: D,
-    ) -> ResponseFuture<D::Future, D::Keep>
+        call: impl FnOnce(Request<B>, bool) -> F + Send + 'static,
+    ) -> ResponseFuture<F>
     where
         B: Send + 'static,
-        D: Downstream<B> + Send + 'static,
-        D::Future: Send + 'static,
+        F: Send + 'static,
     {
         let cors = self.clone();
         ResponseFuture::lookup(Box::pin(async move {
-            let mut request = request;
+            let Pending {
+                lookup,
+                plan,
+                request: kept,
+                route,
+                handshake,
+            } = pending;
             let answer = settle(lookup).await;
-            let handling = cors.resume(classified, Head::of(&request), &answer);
-            match cors.then(&mut request, handling) {
-                Ok(then) => ResponseFuture::then(downstream.call(request), then),
-                Err(response) => ResponseFuture::ready(response),
+            let decision = {
+                let head = Head::of(&request);
+                let resumed = CorsRequest::resumed(head.method, head.headers, &kept)
+                    .with_uri(head.uri)
+                    .with_origin_answer(answer.as_origin_answer());
+                cors.handle(&plan, plan.route_at(route), &resumed, head, handshake)
+            };
+            match decision {
+                Decision::HandOn(finish) => cors.hand_on(request, finish, call),
+                Decision::Answer(response) => ResponseFuture::ready(response),
+                Decision::Lookup(_) => unreachable!("a request is looked up once"),
             }
         }))
-    }
-
-    /// What `plan` makes of `request`: classified once; decided now, or, where its origin is
-    /// decided asynchronously, classified and kept for [`resume`](Self::resume).
-    fn decide(&self, plan: &Arc<PathPlan>, request: Head<'_>) -> Step {
-        let cors = CorsRequest::new(request.method, request.headers).with_uri(request.uri);
-        let key = plan.route_key(&cors);
-        let route = plan.route_at(key);
-        let mut handshake = Handshake::default();
-        if plan.is_asynchronous()
-            && let Some(lookup) = route
-                .origin_policy(|| handshake.of(&cors, request))
-                .and_then(|policy| policy.origin_lookup(&cors))
-        {
-            let classified = Classified {
-                plan: Arc::clone(plan),
-                request: cors.classification(),
-                route: key,
-                handshake,
-            };
-            return Step::Lookup(Box::new(Waiting { lookup, classified }));
-        }
-        Step::Decided(self.handle(plan, route, &cors, request, handshake))
-    }
-
-    /// The decision on a request kept while its origin was looked up, with the lookup's
-    /// `answer`: no header is looked up again.
-    fn resume(&self, classified: Classified, request: Head<'_>, answer: &LookupAnswer) -> Handling {
-        let Classified {
-            plan,
-            request: kept,
-            route,
-            handshake,
-        } = classified;
-        let cors = CorsRequest::resumed(request.method, request.headers, &kept)
-            .with_uri(request.uri)
-            .with_origin_answer(answer.as_origin_answer());
-        self.handle(&plan, plan.route_at(route), &cors, request, handshake)
     }
 
     /// How `route` of `plan` handles the classified request `cors`.
@@ -306,27 +190,27 @@ impl PathCors {
         cors: &CorsRequest<'_>,
         request: Head<'_>,
         mut handshake: Handshake,
-    ) -> Handling {
+    ) -> Decision {
         if cors.kind() == RequestKind::Preflight {
             if !plan.has_cors() {
                 // No CORS on the path (its plan is there for the checks that stay on without
                 // it): the preflight is the route's own matter, a `405` without a handler.
-                return Handling::Untouched;
+                return Decision::HandOn(Finish::Untouched);
             }
             if plan.passes_preflight_through() {
                 let mut headers = Box::default();
                 self.preflight(plan, route, cors, request, &mut headers);
-                return Handling::Passthrough(headers);
+                return Decision::HandOn(Finish::Preflight(headers));
             }
             // Written straight into the answer's own headers.
             let mut response = Response::new(Body::empty());
             let status = self.preflight(plan, route, cors, request, response.headers_mut());
             *response.status_mut() = status;
-            return Handling::Answer(response);
+            return Decision::Answer(response);
         }
         let policy = match route {
             RoutePlan::On { policy, .. } => policy,
-            RoutePlan::Off { checks: None } => return Handling::Untouched,
+            RoutePlan::Off { checks: None } => return Decision::HandOn(Finish::Untouched),
             RoutePlan::Off {
                 checks: Some(checks),
             } => return self.without_cors(checks, cors, request, handshake),
@@ -335,7 +219,7 @@ impl PathCors {
         if policy.protects_cross_origin()
             && let Err(refusal) = protected(cors, request, policy, Some(&decision))
         {
-            return Handling::Answer(self.forbidden(request, "unsafe request", &refusal));
+            return Decision::Answer(self.forbidden(request, "unsafe request", &refusal));
         }
         if !decision.is_allowed() && decision.is_cors() {
             // A WebSocket handshake from an origin that may not read the path's answers may not
@@ -343,7 +227,7 @@ impl PathCors {
             if handshake.of(cors, request)
                 && let Err(refusal) = policy.websocket_handshake(cors, host(request))
             {
-                return Handling::Answer(self.forbidden(request, "WebSocket handshake", &refusal));
+                return Decision::Answer(self.forbidden(request, "WebSocket handshake", &refusal));
             }
             if logs_refusals()
                 && let Some(refusal) = decision.refusal()
@@ -351,7 +235,7 @@ impl PathCors {
                 self.refused(request, "request", &refusal);
             }
         }
-        Handling::Actual(decision)
+        Decision::HandOn(Finish::Headers(decision))
     }
 
     /// What stays on where CORS is off, as `checks` (compiled from the route's options) says:
@@ -363,11 +247,11 @@ impl PathCors {
         cors: &CorsRequest<'_>,
         request: Head<'_>,
         mut handshake: Handshake,
-    ) -> Handling {
+    ) -> Decision {
         if checks.protects_cross_origin()
             && let Err(refusal) = protected(cors, request, checks, None)
         {
-            return Handling::Answer(self.forbidden(request, "unsafe request", &refusal));
+            return Decision::Answer(self.forbidden(request, "unsafe request", &refusal));
         }
         // Without `Origin` a handshake passes: asked first, so that the other requests cost
         // no header lookup.
@@ -375,9 +259,9 @@ impl PathCors {
             && handshake.of(cors, request)
             && let Err(refusal) = checks.websocket_handshake(cors, host(request))
         {
-            return Handling::Answer(self.forbidden(request, "WebSocket handshake", &refusal));
+            return Decision::Answer(self.forbidden(request, "WebSocket handshake", &refusal));
         }
-        Handling::Untouched
+        Decision::HandOn(Finish::Untouched)
     }
 
     /// The status of the answer to a preflight, its headers written into `headers`, without

@@ -23,7 +23,7 @@ use super::document::DocumentSource;
 use super::module::{DEFAULT_PATH, OpenapiModule};
 use crate::controller::{ControllerRef, RouteDef};
 use crate::describe::draft::{OperationDraft, RouteDoc};
-use crate::handler::{RouteSetup, RouteSlot, route_in_slot};
+use crate::handler::{RouteSetup, route_into};
 use crate::needs::Needs;
 
 /// One document: its source, handed over once the walk has met every route it covers, and
@@ -145,17 +145,7 @@ where
         let json = cell.json();
         async move { respond("application/json", json) }
     };
-    route_in_slot(into, MethodFilter::GET, serve, document_slot, setup)
-}
-
-fn document_slot() -> &'static RouteSlot {
-    static SLOT: RouteSlot = RouteSlot::new();
-    &SLOT
-}
-
-fn page_slot() -> &'static RouteSlot {
-    static SLOT: RouteSlot = RouteSlot::new();
-    &SLOT
+    route_into(into, MethodFilter::GET, serve, setup)
 }
 
 fn page_router<S>(into: MethodRouter<S>, setup: RouteSetup<S>) -> MethodRouter<S>
@@ -167,7 +157,7 @@ where
         let html = html.clone();
         async move { respond("text/html; charset=utf-8", html) }
     };
-    route_in_slot(into, MethodFilter::GET, serve, page_slot, setup)
+    route_into(into, MethodFilter::GET, serve, setup)
 }
 
 /// What a route serves, taken out of its providers; the route keeps the others, which its

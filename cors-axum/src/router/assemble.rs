@@ -47,11 +47,6 @@ pub(super) fn method_router<S: Clone + Send + Sync + 'static>(
 ) -> MethodRouter<S> {
     let path_layered = !module.layers.is_empty();
     let mut method_router = MethodRouter::new();
-    // The generated `OPTIONS` route, until a route takes it: the first whose handler answers
-    // for the path's CORS, with no layer between it and the router.
-    let mut options = cors
-        .filter(|_| generate_options && !path_layered)
-        .map(|_| FixedAnswer::allow(methods));
     for (route, prepared) in group.iter().zip(prepared.drain(..)) {
         let placement = Placement::of(path_layered, route.def.layered);
         let guards = if route.def.guards.is_empty() {
@@ -71,7 +66,6 @@ pub(super) fn method_router<S: Clone + Send + Sync + 'static>(
             guards,
             cors: cors.filter(|_| placement == Placement::Handler).cloned(),
             scope: prepared.scope,
-            options: options.take_if(|_| placement == Placement::Handler),
         };
         method_router = match (cors, placement) {
             // The route's own layers are inside its CORS.
@@ -96,18 +90,12 @@ pub(super) fn method_router<S: Clone + Send + Sync + 'static>(
         method_router
             .fallback_service(layer.layer(FixedAnswer::status(StatusCode::METHOD_NOT_ALLOWED)))
     };
-    // The generated `OPTIONS` route where no route took it.
-    let options = if path_layered {
-        generate_options.then(|| FixedAnswer::allow(methods))
-    } else {
-        options
-    };
-    if let Some(options) = options {
+    if generate_options {
         // Outside the modules' layers: the generated route is the CORS module's own, which
         // no authentication stands in front of. Merged into it, so that the `405` answer
         // keeps its CORS.
-        method_router =
-            on_service(MethodFilter::OPTIONS, layer.layer(options)).merge(method_router);
+        let options = layer.layer(FixedAnswer::allow(methods));
+        method_router = on_service(MethodFilter::OPTIONS, options).merge(method_router);
     }
     method_router
 }

@@ -767,24 +767,18 @@ async fn every_path_answers_its_generated_options_whichever_route_serves_it() {
     assert_eq!(removed.body, "removed");
 }
 
-/// A route that `#[controller]` did not expect to serve its path's generated `OPTIONS` route,
-/// asked to all the same (here, written by hand as the only route of its path), serves it with
-/// a service of its own.
+/// A route written by hand, without `#[controller]`, as the only route of its path: its path
+/// gets the generated `OPTIONS` route all the same.
 struct Unexpected;
 
 impl cors_axum::app::Module for Unexpected {
     fn definition(&self) -> cors_axum::__private::ModuleDefinition<()> {
         use cors_axum::__private::{
-            ControllerRef, MethodRouter, ModuleDefinition, Needs, RouteDef, RouteSetup, RouteSlot,
-            route_in_slot_without_options,
+            ControllerRef, MethodRouter, ModuleDefinition, Needs, RouteDef, RouteSetup, route_into,
         };
-        fn slot() -> &'static RouteSlot {
-            static SLOT: RouteSlot = RouteSlot::new();
-            &SLOT
-        }
         fn get(into: MethodRouter<()>, setup: RouteSetup<()>) -> MethodRouter<()> {
             let filter = axum::routing::MethodFilter::GET;
-            route_in_slot_without_options(into, filter, || async { "unexpected" }, slot, setup)
+            route_into(into, filter, || async { "unexpected" }, setup)
         }
         fn needs(_: &mut Needs) {}
         static ROUTES: [RouteDef<()>; 1] = [RouteDef::new(
@@ -807,7 +801,7 @@ impl cors_axum::app::Module for Unexpected {
 }
 
 #[tokio::test]
-async fn a_route_not_expected_to_serve_the_generated_options_serves_it_when_asked() {
+async fn a_route_written_by_hand_gets_the_generated_options() {
     let router = cors_axum::Application::build(Unexpected)
         .unwrap()
         .into_router();
