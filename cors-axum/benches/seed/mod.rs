@@ -17,6 +17,7 @@ use cors_axum::prelude::*;
 use tower::Service;
 
 const ORIGIN: &str = "https://example.com";
+const SEC_FETCH_SITE: header::HeaderName = header::HeaderName::from_static("sec-fetch-site");
 
 struct FirstController;
 
@@ -219,28 +220,40 @@ pub(crate) fn request(which: &str) -> Request<Body> {
                     header::ACCESS_CONTROL_REQUEST_HEADERS,
                     "x-pingother, content-type",
                 ),
+                (SEC_FETCH_SITE, "cross-site"),
             ],
         ),
-        "get" => (Method::GET, &[(header::ORIGIN, ORIGIN)]),
-        "get-refused" => (Method::GET, &[(header::ORIGIN, "https://evil.example")]),
-        "no-origin" => (Method::GET, &[]),
+        "get" => (
+            Method::GET,
+            &[(header::ORIGIN, ORIGIN), (SEC_FETCH_SITE, "cross-site")],
+        ),
+        "get-refused" => (
+            Method::GET,
+            &[
+                (header::ORIGIN, "https://evil.example"),
+                (SEC_FETCH_SITE, "cross-site"),
+            ],
+        ),
+        // A same-origin `fetch`: no `Origin` on a `GET`.
+        "no-origin" => (Method::GET, &[(SEC_FETCH_SITE, "same-origin")]),
         // As a browser sends it from another site: the page's origin, `Sec-Fetch-Site`.
         "post" => (
             Method::POST,
-            &[
-                (header::ORIGIN, ORIGIN),
-                (
-                    header::HeaderName::from_static("sec-fetch-site"),
-                    "cross-site",
-                ),
-            ],
+            &[(header::ORIGIN, ORIGIN), (SEC_FETCH_SITE, "cross-site")],
         ),
         other => {
             panic!("request `{other}`: expected preflight, get, get-refused, no-origin or post")
         }
     };
+    // Around them, what a browser sends with every request (Chromium's order and values): a
+    // map with entries, in which every lookup hashes, as on the wire.
+    let headers: Vec<(header::HeaderName, &str)> = browser_headers(which)
+        .iter()
+        .map(|(name, value)| (header::HeaderName::from_static(name), *value))
+        .chain(headers.iter().cloned())
+        .collect();
     let mut buffer = bytes::BytesMut::new();
-    for (_, value) in headers {
+    for (_, value) in &headers {
         buffer.extend_from_slice(value.as_bytes());
     }
     let mut buffer = buffer.freeze();
@@ -253,6 +266,54 @@ pub(crate) fn request(which: &str) -> Request<Body> {
         builder = builder.header(name, value);
     }
     builder.body(Body::empty()).expect("a valid request")
+}
+
+/// The headers a browser sends beside the CORS ones: a preflight carries no cookie, and asks
+/// for anything; a `fetch` from the page's script asks for JSON with the page's cookie.
+fn browser_headers(which: &str) -> &'static [(&'static str, &'static str)] {
+    const COMMON: [(&str, &str); 6] = [
+        ("host", "api.example.com"),
+        (
+            "user-agent",
+            "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/142.0.0.0 Safari/537.36",
+        ),
+        ("accept-language", "en-GB,en;q=0.9"),
+        ("accept-encoding", "gzip, deflate, br, zstd"),
+        ("referer", "https://example.com/"),
+        ("sec-fetch-dest", "empty"),
+    ];
+    const PREFLIGHT: [(&str, &str); 8] =
+        concat(COMMON, [("accept", "*/*"), ("sec-fetch-mode", "cors")]);
+    const FETCH: [(&str, &str); 9] = concat(
+        COMMON,
+        [
+            ("accept", "application/json"),
+            ("sec-fetch-mode", "cors"),
+            ("cookie", "session=8f14e45fceea167a5a36dedd4bea2543"),
+        ],
+    );
+    match which {
+        "preflight" => &PREFLIGHT,
+        _ => &FETCH,
+    }
+}
+
+/// `a` then `b`.
+const fn concat<const A: usize, const B: usize, const N: usize>(
+    a: [(&'static str, &'static str); A],
+    b: [(&'static str, &'static str); B],
+) -> [(&'static str, &'static str); N] {
+    let mut out = [("", ""); N];
+    let mut i = 0;
+    while i < A {
+        out[i] = a[i];
+        i += 1;
+    }
+    while i < N {
+        out[i] = b[i - A];
+        i += 1;
+    }
+    out
 }
 
 /// One request's whole life through `router`: routed, answered without waiting (these handlers
