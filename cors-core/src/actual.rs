@@ -8,6 +8,7 @@ use http::{HeaderMap, HeaderValue};
 use std::sync::Arc;
 
 use crate::Refusal;
+use crate::credentials::Credentialed;
 use crate::values::{STAR, TRUE};
 use crate::vary::{VARY_ORIGIN, VaryNames};
 
@@ -18,7 +19,9 @@ pub enum ResponseCredentials {
     #[default]
     Policy,
     /// Credentialed whatever the options say, e.g. because the handler set a cookie: an allowed
-    /// origin is answered with `Access-Control-Allow-Credentials: true`. Under
+    /// origin is answered with `Access-Control-Allow-Credentials: true`, unless the options
+    /// name its source without credentials
+    /// ([`Credentials::by_source`](crate::Credentials::by_source)). Under
     /// [`AllowOrigin::any()`](crate::AllowOrigin::any) the answer stays `*`, which browsers
     /// refuse with credentials ([`Refusal::CredentialsUnderAnyOrigin`]); reflecting any origin
     /// with credentials takes [`AllowOrigin::mirror_request()`](crate::AllowOrigin::mirror_request).
@@ -100,8 +103,8 @@ pub struct ActualDecision {
     /// The request's `Origin` when it has exactly one line.
     pub(crate) origin: Option<HeaderValue>,
     pub(crate) verdict: Verdict,
-    /// Whether the options allow credentials.
-    pub(crate) credentials: bool,
+    /// Whether the options give credentials to the origin's source.
+    pub(crate) credentials: Credentialed,
     /// Whether every answer, CORS or not, gets `Vary: Origin` (unless any origin is allowed).
     pub(crate) vary_origin: bool,
     /// What few policies or requests add: behind one shared pointer, the policy's own, so that
@@ -270,7 +273,11 @@ impl ActualDecision {
         response_headers: &mut HeaderMap,
         credentials: ResponseCredentials,
     ) -> bool {
-        let credentialed = self.credentials || credentials == ResponseCredentials::Include;
+        let credentialed = match self.credentials {
+            Credentialed::Yes => true,
+            Credentialed::IfResponseIs => credentials == ResponseCredentials::Include,
+            Credentialed::Never => false,
+        };
         let under_any_origin = match (self.verdict, &self.origin) {
             (Verdict::AnyOrigin, _) => {
                 self.grant(response_headers, STAR, credentialed);

@@ -9,8 +9,9 @@ use std::time::Duration;
 
 use http::{HeaderMap, HeaderName, HeaderValue, Method, Uri};
 
+use crate::credentials::Source;
 use crate::origin::{InSet, NotAnOrigin, OriginSet, parse_configured, parse_request};
-use crate::origin_error::{CredentialsToInsecure, OriginChecks, origin_error};
+use crate::origin_error::{OriginChecks, origin_error};
 use crate::origin_set::{DynamicOrigins, SetRef, unbound_set};
 
 use crate::request::OriginAnswer;
@@ -109,6 +110,9 @@ pub struct AllowOrigin {
     timeout: Duration,
     /// An [`OriginSet`](crate::OriginSet) consulted beside the list.
     set: Option<SetRef>,
+    /// Whether this is [`CorsOptions::origin_fallback`](crate::CorsOptions::origin_fallback)
+    /// alone, whose origins are granted as the fallback's, not the list's.
+    fallback: bool,
 }
 
 #[derive(Clone)]
@@ -134,6 +138,7 @@ impl From<OriginSpec> for AllowOrigin {
             varying_on: Vec::new(),
             timeout: AllowOrigin::DEFAULT_TIMEOUT,
             set: None,
+            fallback: false,
         }
     }
 }
@@ -316,6 +321,7 @@ impl AllowOrigin {
             mut varying_on,
             timeout: _,
             set,
+            fallback,
         } = self;
         varying_on.extend(lookup.varying_on);
         let spec = match spec {
@@ -330,6 +336,7 @@ impl AllowOrigin {
             varying_on,
             timeout: lookup.timeout,
             set,
+            fallback,
         }
     }
 
@@ -353,6 +360,13 @@ impl AllowOrigin {
     /// This decision with the set options name, replacing any set of its own.
     pub(crate) fn with_set_ref(mut self, set: SetRef) -> Self {
         self.set = Some(set);
+        self
+    }
+
+    /// This decision as [`CorsOptions::origin_fallback`](crate::CorsOptions::origin_fallback)
+    /// alone: what it allows is the fallback's.
+    pub(crate) fn into_fallback(mut self) -> Self {
+        self.fallback = true;
         self
     }
 
@@ -488,8 +502,7 @@ impl AllowOrigin {
             (Some(SetRef::Set(set)), OriginRule::Set(_) | OriginRule::SetThen(..)) => {
                 Some(DynamicOrigins {
                     set: set.clone(),
-                    refuse_insecure: checks.credentials_to_insecure
-                        == CredentialsToInsecure::Refused,
+                    refuse_insecure: checks.set_refuses_insecure,
                 })
             }
             (Some(SetRef::Set(_)), _) => {
@@ -508,6 +521,11 @@ impl AllowOrigin {
             allow_null,
             varying_on,
             dynamic,
+            async_source: if self.fallback {
+                Source::OriginFallback
+            } else {
+                Source::Origin
+            },
         })
     }
 }
@@ -720,6 +738,18 @@ pub(crate) struct CompiledOrigin {
     pub(crate) varying_on: Vec<HeaderName>,
     /// The origin set consulted beside the list.
     dynamic: Option<DynamicOrigins>,
+    /// The source of what [`OriginRule::Async`] allows.
+    async_source: Source,
+}
+
+/// An origin the rule allows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Granted<'s> {
+    /// A configured origin equal to the request's byte for byte, to reflect instead of the
+    /// request's own value (the same bytes, prebuilt).
+    pub(crate) value: Option<&'s HeaderValue>,
+    /// The option that allowed it.
+    pub(crate) source: Source,
 }
 
 impl CompiledOrigin {
@@ -744,13 +774,11 @@ impl CompiledOrigin {
     /// a well-formed origin the rule allows. The origin is read once. A predicate that panics
     /// refuses, with the panic as the reason.
     ///
-    /// `Ok(Some(value))`: a configured origin equal to the request's byte for byte, to reflect
-    /// instead of the request's own value (the same bytes, prebuilt).
     pub(crate) fn decide<'s, 'a>(
         &'s self,
         origin: &'a HeaderValue,
         request: &CorsRequest<'a>,
-    ) -> Result<Option<&'s HeaderValue>, Refusal<'a>> {
+    ) -> Result<Granted<'s>, Refusal<'a>> {
         // Explained, every refusal has its reason.
         self.decide_explained(origin, request, true)
             .map_err(|refusal| refusal.unwrap_or(Refusal::OriginNotAllowed { origin }))
@@ -765,7 +793,7 @@ impl CompiledOrigin {
         &'s self,
         origin: &'a HeaderValue,
         request: &CorsRequest<'a>,
-    ) -> Result<Option<&'s HeaderValue>, Option<Refusal<'a>>> {
+    ) -> Result<Granted<'s>, Option<Refusal<'a>>> {
         self.decide_explained(origin, request, false)
     }
 
@@ -779,25 +807,35 @@ impl CompiledOrigin {
         origin: &'a HeaderValue,
         request: &CorsRequest<'a>,
         explain: bool,
-    ) -> Result<Option<&'s HeaderValue>, Option<Refusal<'a>>> {
+    ) -> Result<Granted<'s>, Option<Refusal<'a>>> {
         let bytes = origin.as_bytes();
+        let granted = |source| Granted {
+            value: None,
+            source,
+        };
         if bytes == b"null" {
             return if self.allow_null {
-                Ok(None)
+                Ok(granted(Source::Origin))
             } else {
                 Err(Some(Refusal::NullOriginNotEnabled))
             };
         }
         let explain = explain || !matches!(self.rule, OriginRule::Set(_));
-        let allowed = match &self.rule {
+        let (allowed, source) = match &self.rule {
             OriginRule::Set(set) | OriginRule::SetThen(set, ..) => {
                 match self.in_set(set, bytes, explain) {
-                    Ok(InSet::Exact(configured)) => return Ok(Some(configured)),
-                    Ok(InSet::Spelled) => true,
-                    Ok(InSet::No) if matches!(self.rule, OriginRule::SetThen(..)) => {
-                        answered(request)?
+                    Ok(InSet::Exact(configured)) => {
+                        return Ok(Granted {
+                            value: Some(configured),
+                            source: Source::Origin,
+                        });
                     }
-                    Ok(InSet::No) => false,
+                    Ok(InSet::Spelled) => (true, Source::Origin),
+                    Ok(InSet::InOriginSet) => (true, Source::OriginSet),
+                    Ok(InSet::No) if matches!(self.rule, OriginRule::SetThen(..)) => {
+                        (answered(request)?, Source::OriginFallback)
+                    }
+                    Ok(InSet::No) => (false, Source::Origin),
                     Ok(InSet::Unlisted) => return Err(None),
                     Err(NotAnOrigin) => return Err(Some(Refusal::MalformedOrigin { origin })),
                 }
@@ -805,13 +843,13 @@ impl CompiledOrigin {
             _ if parse_request(bytes).is_none() => {
                 return Err(Some(Refusal::MalformedOrigin { origin }));
             }
-            OriginRule::Any | OriginRule::Mirror => true,
-            OriginRule::Predicate(f) => predicate(|| f(origin))?,
-            OriginRule::RequestPredicate(f) => predicate(|| f(origin, request))?,
-            OriginRule::Async(..) => answered(request)?,
+            OriginRule::Any | OriginRule::Mirror => (true, Source::Origin),
+            OriginRule::Predicate(f) => (predicate(|| f(origin))?, Source::Origin),
+            OriginRule::RequestPredicate(f) => (predicate(|| f(origin, request))?, Source::Origin),
+            OriginRule::Async(..) => (answered(request)?, self.async_source),
         };
         if allowed {
-            Ok(None)
+            Ok(granted(source))
         } else {
             Err(Some(Refusal::OriginNotAllowed { origin }))
         }
@@ -877,7 +915,7 @@ impl fmt::Debug for CompiledOrigin {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::origin_error::suggested_origin;
+    use crate::origin_error::{CredentialsToInsecure, suggested_origin};
     use crate::public_suffix::OwnedSuffixes;
 
     fn checks(allow_null: bool) -> OriginChecks<'static> {
@@ -886,6 +924,7 @@ mod tests {
             allow_null,
             owned_suffixes: &NONE_OWNED,
             credentials_to_insecure: CredentialsToInsecure::NoCredentials,
+            set_refuses_insecure: false,
         }
     }
 
@@ -946,11 +985,17 @@ mod tests {
         );
         let configured = set.decide(&value("https://a.com"), &request).unwrap();
         assert_eq!(
-            configured,
+            configured.value,
             Some(&value("https://a.com")),
             "reflected as configured"
         );
-        assert_eq!(set.decide(&value("HTTPS://A.com:443"), &request), Ok(None));
+        assert_eq!(
+            set.decide(&value("HTTPS://A.com:443"), &request),
+            Ok(Granted {
+                value: None,
+                source: Source::Origin
+            })
+        );
     }
 
     #[test]

@@ -7,6 +7,7 @@ mod allow_methods;
 mod allow_origin;
 pub mod browser;
 mod cache_control;
+mod credentials;
 mod cross_origin;
 mod error;
 mod expose_headers;
@@ -35,6 +36,7 @@ pub use allow_origin::{
     AllowOrigin, BoxError, LookupFuture, OriginLookup, OriginQuery, ProvidedValue,
 };
 pub use cache_control::PreflightCacheControl;
+pub use credentials::Credentials;
 pub use error::CorsConfigError;
 pub use expose_headers::ExposeHeaders;
 pub use max_age::MaxAge;

@@ -4,7 +4,8 @@ use std::any::TypeId;
 
 use crate::allow_origin::ProvidedValue;
 use crate::{
-    AllowHeaders, AllowMethods, AllowOrigin, ExposeHeaders, MaxAge, PreflightCacheControl,
+    AllowHeaders, AllowMethods, AllowOrigin, Credentials, ExposeHeaders, MaxAge,
+    PreflightCacheControl,
 };
 
 /// CORS options, as a user writes them.
@@ -78,7 +79,7 @@ pub struct CorsOptions {
     pub(crate) methods: Option<AllowMethods>,
     pub(crate) allow_headers: Option<AllowHeaders>,
     pub(crate) expose_headers: Option<ExposeHeaders>,
-    pub(crate) credentials: Option<bool>,
+    pub(crate) credentials: Option<Credentials>,
     pub(crate) max_age: Option<MaxAge>,
     pub(crate) preflight_cache_control: Option<PreflightCacheControl>,
     pub(crate) private_network: Option<bool>,
@@ -134,12 +135,17 @@ impl CorsOptions {
     }
 
     /// Whether credentialed requests (cookies, HTTP authentication) may read responses
-    /// ([`Access-Control-Allow-Credentials`](https://developer.mozilla.org/en-US/docs/Web/HTTP/Headers/Access-Control-Allow-Credentials)).
-    /// Cannot be combined with any origin (`*`), nor with `*` for methods or headers, nor with
-    /// plain-HTTP origins other than loopback unless
+    /// ([`Access-Control-Allow-Credentials`](https://developer.mozilla.org/en-US/docs/Web/HTTP/Headers/Access-Control-Allow-Credentials)):
+    /// `true` or `false` for every allowed origin, or a [`Credentials`] that chooses by the
+    /// option that allowed the origin, e.g. the first-party list but not the tenants'
+    /// [`OriginSet`](crate::OriginSet): `Credentials::by_source().origin(true)`, in files
+    /// `"credentials": {"origin": true, "origin_set": false}`. Credentials for any origin
+    /// (`*`) are a configuration error of `credentials`; with credentials for any source,
+    /// so is `*` for methods or headers, and a plain-HTTP origin other than loopback in a
+    /// source that gets them, unless
     /// [`dangerously_allow_insecure_origins(true)`](Self::dangerously_allow_insecure_origins).
-    pub fn credentials(mut self, allow: bool) -> Self {
-        self.credentials = Some(allow);
+    pub fn credentials(mut self, credentials: impl Into<Credentials>) -> Self {
+        self.credentials = Some(credentials.into());
         self
     }
 
@@ -398,7 +404,7 @@ impl CorsOptions {
         };
         match (origin, &self.origin_fallback) {
             (origin, None) => origin.unwrap_or_default(),
-            (None, Some(lookup)) => lookup.clone(),
+            (None, Some(lookup)) => lookup.clone().into_fallback(),
             (Some(origin), Some(lookup)) => origin.or_else(lookup.clone()),
         }
     }
@@ -919,7 +925,7 @@ mod tests {
         let general = CorsOptions::new().origin("https://a.com").credentials(true);
         let specific = CorsOptions::new().credentials(false);
         let merged = general.merge(&specific);
-        assert_eq!(merged.credentials, Some(false));
+        assert_eq!(merged.credentials, Some(Credentials::from(false)));
         assert!(merged.origin.is_some());
         assert!(merged.max_age.is_none());
         assert!(CorsOptions::new().merge(&CorsOptions::new()).is_empty());

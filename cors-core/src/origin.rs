@@ -814,6 +814,8 @@ pub(crate) enum InSet<'s> {
     Exact(&'s HeaderValue),
     /// Another spelling of a configured origin, or an origin a pattern matches.
     Spelled,
+    /// An origin of the [`OriginSet`](crate::OriginSet) consulted beside the list.
+    InOriginSet,
     No,
     /// Not in the set, and not parsed: perhaps not an origin at all
     /// ([`OriginSet::contains_or_unlisted`]).

@@ -303,6 +303,7 @@ fn entry(origin: &str) -> Result<Entry, CorsConfigError> {
         allow_null: false,
         owned_suffixes: &OwnedSuffixes::default(),
         credentials_to_insecure: CredentialsToInsecure::NoCredentials,
+        set_refuses_insecure: false,
     };
     checks.check(origin, &configured)?;
     let insecure = configured.is_insecure();
@@ -537,25 +538,29 @@ impl DynamicOrigins {
         let snapshot = self.set.shared.current.load();
         let granted = |insecure: bool| !(insecure && self.refuse_insecure);
         if snapshot.exact(input).is_some_and(granted) {
-            return Ok(InSet::Spelled);
+            return Ok(InSet::InOriginSet);
         }
         let origin = parse_request(input).ok_or(NotAnOrigin)?;
         if origin.canonical.is_none() {
             let mut buf = [0u8; MAX_ORIGIN_LEN];
-            if let Some(normalized) = origin.normalize_into(&mut buf)
-                && (list.exact_get(normalized).is_some()
-                    || snapshot.exact(normalized).is_some_and(granted))
-            {
-                return Ok(InSet::Spelled);
+            if let Some(normalized) = origin.normalize_into(&mut buf) {
+                if list.exact_get(normalized).is_some() {
+                    return Ok(InSet::Spelled);
+                }
+                if snapshot.exact(normalized).is_some_and(granted) {
+                    return Ok(InSet::InOriginSet);
+                }
             }
         }
-        let in_patterns = list.pattern_matches(&origin)
-            || snapshot
-                .patterns
-                .iter()
-                .any(|(pattern, insecure)| granted(*insecure) && pattern.matches(&origin));
+        if list.pattern_matches(&origin) {
+            return Ok(InSet::Spelled);
+        }
+        let in_patterns = snapshot
+            .patterns
+            .iter()
+            .any(|(pattern, insecure)| granted(*insecure) && pattern.matches(&origin));
         Ok(if in_patterns {
-            InSet::Spelled
+            InSet::InOriginSet
         } else {
             InSet::No
         })

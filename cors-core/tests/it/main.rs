@@ -7,6 +7,7 @@ mod alone;
 mod alloc;
 mod behaviour;
 mod config_errors;
+mod credentials;
 mod cross_origin;
 mod oracle;
 mod origin_decisions;
