@@ -7,8 +7,8 @@ use http::{HeaderMap, HeaderValue};
 
 use std::sync::Arc;
 
-use crate::Refusal;
 use crate::credentials::Credentialed;
+use crate::refusal::Refusal;
 use crate::values::{STAR, TRUE};
 use crate::vary::{VARY_ORIGIN, VaryNames};
 
@@ -50,9 +50,6 @@ pub(crate) enum OriginRefusal {
     Malformed,
     /// An asynchronous decision failed (the decision keeps the reason).
     LookupFailed,
-    /// Not allowed, or not an origin at all: told apart only when asked, by parsing the origin
-    /// the decision keeps.
-    Unexplained,
 }
 
 impl Verdict {
@@ -185,7 +182,7 @@ impl ActualDecision {
     /// # Ok::<(), cors_axum_core::CorsConfigError>(())
     /// ```
     pub fn origin_host(&self) -> Option<&str> {
-        let origin = crate::origin::parse_request(self.origin.as_ref()?.as_bytes())?;
+        let origin = crate::origin::parse(self.origin.as_ref()?.as_bytes()).ok()?;
         std::str::from_utf8(origin.host).ok()
     }
 
@@ -207,20 +204,10 @@ impl ActualDecision {
             (OriginRefusal::Null, _) => Refusal::NullOriginNotEnabled,
             (OriginRefusal::NotAllowed, Some(origin)) => Refusal::OriginNotAllowed { origin },
             (OriginRefusal::Malformed, Some(origin)) => Refusal::MalformedOrigin { origin },
-            (OriginRefusal::Unexplained, Some(origin))
-                if crate::origin::parse_request(origin.as_bytes()).is_none() =>
-            {
-                Refusal::MalformedOrigin { origin }
-            }
-            (OriginRefusal::Unexplained, Some(origin)) => Refusal::OriginNotAllowed { origin },
             // A single `Origin` line is always kept, so only several lines come here.
-            (
-                OriginRefusal::Several
-                | OriginRefusal::NotAllowed
-                | OriginRefusal::Malformed
-                | OriginRefusal::Unexplained,
-                _,
-            ) => Refusal::SeveralOrigins,
+            (OriginRefusal::Several | OriginRefusal::NotAllowed | OriginRefusal::Malformed, _) => {
+                Refusal::SeveralOrigins
+            }
         })
     }
 
@@ -310,7 +297,11 @@ impl ActualDecision {
 
 #[cfg(test)]
 mod tests {
-    use crate::{CorsOptions, CorsPolicy, CorsRequest, Refusal, ResponseCredentials};
+    use crate::actual::ResponseCredentials;
+    use crate::options::CorsOptions;
+    use crate::policy::CorsPolicy;
+    use crate::refusal::Refusal;
+    use crate::request::CorsRequest;
     use http::{HeaderMap, HeaderValue, Method};
 
     #[test]

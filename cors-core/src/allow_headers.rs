@@ -2,7 +2,7 @@
 
 use http::{HeaderName, HeaderValue};
 
-use crate::CorsConfigError;
+use crate::error::CorsConfigError;
 use crate::header_list::{self, HeaderListError, HeaderListSummary};
 
 /// Which request headers a preflight allows: the
@@ -297,7 +297,7 @@ mod tests {
         h.compile(false)
             .unwrap()
             .answer(&values)
-            .map_err(|e| crate::Refusal::from(e).to_string())
+            .map_err(|e| crate::refusal::Refusal::from(e).to_string())
     }
 
     #[test]

@@ -2,8 +2,9 @@
 
 use http::{HeaderValue, Method};
 
+use crate::error::CorsConfigError;
 use crate::header_list::is_token;
-use crate::{CorsConfigError, Refusal};
+use crate::refusal::Refusal;
 
 /// Which methods a preflight allows: the
 /// [`Access-Control-Allow-Methods`](https://developer.mozilla.org/en-US/docs/Web/HTTP/Headers/Access-Control-Allow-Methods)

@@ -10,24 +10,21 @@ use std::time::Duration;
 use http::{HeaderMap, HeaderName, HeaderValue, Method, Uri};
 
 use crate::credentials::Source;
-use crate::origin::{InSet, NotAnOrigin, OriginSet, parse_configured, parse_request};
+use crate::error::CorsConfigError;
+use crate::origin::{OriginList, parse, parse_configured};
 use crate::origin_error::{OriginChecks, origin_error};
-use crate::origin_set::{DynamicOrigins, SetRef, unbound_set};
-
-use crate::request::OriginAnswer;
-use crate::{CorsConfigError, CorsRequest, Refusal};
+use crate::origin_set::{
+    DynamicOrigins, InSet, NotAnOrigin, OriginSet, SetRef, lookup, unbound_set,
+};
+use crate::provided::ProvidedValue;
+use crate::refusal::Refusal;
+use crate::request::{CorsRequest, OriginAnswer};
 
 type Predicate = Arc<dyn Fn(&HeaderValue) -> bool + Send + Sync + 'static>;
 type RequestPredicate = Arc<dyn Fn(&HeaderValue, &CorsRequest<'_>) -> bool + Send + Sync + 'static>;
 type AsyncPredicate = Arc<dyn Fn(OriginQuery) -> LookupFuture + Send + Sync + 'static>;
 /// Makes an asynchronous predicate from the value it was declared to take.
 type Binder = Arc<dyn Fn(&(dyn Any + Send + Sync)) -> Option<AsyncPredicate> + Send + Sync>;
-
-/// A value an origin decision takes, provided by the application: see
-/// [`AllowOrigin::async_predicate_with`] and [`CorsOptions::with_values`].
-///
-/// [`CorsOptions::with_values`]: crate::CorsOptions::with_values
-pub type ProvidedValue = Arc<dyn Any + Send + Sync>;
 
 /// The error an asynchronous origin decision may fail with.
 pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
@@ -108,7 +105,7 @@ pub struct AllowOrigin {
     varying_on: Vec<String>,
     /// How long an asynchronous decision may take.
     timeout: Duration,
-    /// An [`OriginSet`](crate::OriginSet) consulted beside the list.
+    /// An [`OriginSet`] consulted beside the list.
     set: Option<SetRef>,
     /// Whether this is [`CorsOptions::origin_fallback`](crate::CorsOptions::origin_fallback)
     /// alone, whose origins are granted as the fallback's, not the list's.
@@ -342,7 +339,7 @@ impl AllowOrigin {
 
     /// The origins of an [`OriginSet`](crate::OriginSet), which may change while requests are
     /// served: the same as `AllowOrigin::list::<_, &str>([]).and_set(set)`.
-    pub fn set(set: &crate::OriginSet) -> Self {
+    pub fn set(set: &OriginSet) -> Self {
         Self::list(Vec::<String>::new()).and_set(set)
     }
 
@@ -352,7 +349,7 @@ impl AllowOrigin {
     /// [`or_else`](Self::or_else), the lookup runs only for origins neither holds. After
     /// anything but a list, it is a configuration error of `origin`. In options files:
     /// `"origin_set": "<name>"` ([`CorsOptions::origin_set`](crate::CorsOptions::origin_set)).
-    pub fn and_set(mut self, set: &crate::OriginSet) -> Self {
+    pub fn and_set(mut self, set: &OriginSet) -> Self {
         self.set = Some(SetRef::Set(set.clone()));
         self
     }
@@ -492,14 +489,14 @@ impl AllowOrigin {
                         ));
                     }
                 };
-                OriginRule::SetThen(compile_set(origins, checks)?, lookup, self.timeout)
+                OriginRule::ListThen(compile_list(origins, checks)?, lookup, self.timeout)
             }
-            OriginSpec::List(origins) => OriginRule::Set(compile_set(origins, checks)?),
+            OriginSpec::List(origins) => OriginRule::List(compile_list(origins, checks)?),
         };
         let dynamic = match (&self.set, &rule) {
             (None, _) => None,
             (Some(SetRef::Named(name)), _) => return Err(unbound_set(name)),
-            (Some(SetRef::Set(set)), OriginRule::Set(_) | OriginRule::SetThen(..)) => {
+            (Some(SetRef::Set(set)), OriginRule::List(_) | OriginRule::ListThen(..)) => {
                 Some(DynamicOrigins {
                     set: set.clone(),
                     refuse_insecure: checks.set_refuses_insecure,
@@ -553,12 +550,12 @@ fn unbound(type_name: &str) -> CorsConfigError {
 }
 
 /// Compiles configured origins and patterns.
-fn compile_set(
+fn compile_list(
     origins: &[String],
     checks: &OriginChecks<'_>,
-) -> Result<OriginSet, CorsConfigError> {
+) -> Result<OriginList, CorsConfigError> {
     let allow_null = checks.allow_null;
-    let mut set = OriginSet::default();
+    let mut set = OriginList::default();
     for origin in origins {
         if origin == "*" {
             return Err(CorsConfigError::new(
@@ -724,9 +721,9 @@ pub(crate) enum OriginRule {
     Predicate(Predicate),
     RequestPredicate(RequestPredicate),
     Async(AsyncPredicate, Duration),
-    Set(OriginSet),
-    /// The set, then the asynchronous decision for the origins it does not hold.
-    SetThen(OriginSet, AsyncPredicate, Duration),
+    List(OriginList),
+    /// The list, then the asynchronous decision for the origins it does not hold.
+    ListThen(OriginList, AsyncPredicate, Duration),
 }
 
 /// A validated origin option.
@@ -753,61 +750,15 @@ pub(crate) struct Granted<'s> {
 }
 
 impl CompiledOrigin {
-    /// Whether the list or the origin set holds a request's origin; [`InSet::Unlisted`] only
-    /// where `explain` is `false`.
-    #[inline]
-    fn in_set<'s>(
-        &self,
-        set: &'s OriginSet,
-        origin: &[u8],
-        explain: bool,
-    ) -> Result<InSet<'s>, NotAnOrigin> {
-        match &self.dynamic {
-            None if explain => set.contains(origin),
-            None => set.contains_or_unlisted(origin),
-            Some(dynamic) => dynamic.contains(set, origin),
-        }
-    }
-
     /// Whether a request's (single) `Origin` value may be reflected in
     /// `Access-Control-Allow-Origin`, and why not: `null` only with the opt-in, otherwise only
     /// a well-formed origin the rule allows. The origin is read once. A predicate that panics
     /// refuses, with the panic as the reason.
-    ///
     pub(crate) fn decide<'s, 'a>(
         &'s self,
         origin: &'a HeaderValue,
         request: &CorsRequest<'a>,
     ) -> Result<Granted<'s>, Refusal<'a>> {
-        // Explained, every refusal has its reason.
-        self.decide_explained(origin, request, true)
-            .map_err(|refusal| refusal.unwrap_or(Refusal::OriginNotAllowed { origin }))
-    }
-
-    /// [`decide`](Self::decide) for a decision that keeps the origin and may work out later why
-    /// it refused it (an actual request's): an origin that a static list surely does not hold,
-    /// in any spelling, is refused without being parsed, with no reason (`Err(None)`), so that
-    /// a refused origin costs no more than an allowed one.
-    #[inline]
-    pub(crate) fn decide_unexplained<'s, 'a>(
-        &'s self,
-        origin: &'a HeaderValue,
-        request: &CorsRequest<'a>,
-    ) -> Result<Granted<'s>, Option<Refusal<'a>>> {
-        self.decide_explained(origin, request, false)
-    }
-
-    /// [`decide`](Self::decide), a refusal without its reason where `explain` is `false` and
-    /// the rule is a static list (not one that then asks an asynchronous decision, which
-    /// must tell a malformed origin from one to look up). Inlined into each, which knows
-    /// `explain`.
-    #[inline]
-    fn decide_explained<'s, 'a>(
-        &'s self,
-        origin: &'a HeaderValue,
-        request: &CorsRequest<'a>,
-        explain: bool,
-    ) -> Result<Granted<'s>, Option<Refusal<'a>>> {
         let bytes = origin.as_bytes();
         let granted = |source| Granted {
             value: None,
@@ -817,13 +768,12 @@ impl CompiledOrigin {
             return if self.allow_null {
                 Ok(granted(Source::Origin))
             } else {
-                Err(Some(Refusal::NullOriginNotEnabled))
+                Err(Refusal::NullOriginNotEnabled)
             };
         }
-        let explain = explain || !matches!(self.rule, OriginRule::Set(_));
         let (allowed, source) = match &self.rule {
-            OriginRule::Set(set) | OriginRule::SetThen(set, ..) => {
-                match self.in_set(set, bytes, explain) {
+            OriginRule::List(list) | OriginRule::ListThen(list, ..) => {
+                match lookup(list, self.dynamic.as_ref(), bytes) {
                     Ok(InSet::Exact(configured)) => {
                         return Ok(Granted {
                             value: Some(configured),
@@ -832,17 +782,14 @@ impl CompiledOrigin {
                     }
                     Ok(InSet::Spelled) => (true, Source::Origin),
                     Ok(InSet::InOriginSet) => (true, Source::OriginSet),
-                    Ok(InSet::No) if matches!(self.rule, OriginRule::SetThen(..)) => {
+                    Ok(InSet::No) if matches!(self.rule, OriginRule::ListThen(..)) => {
                         (answered(request)?, Source::OriginFallback)
                     }
                     Ok(InSet::No) => (false, Source::Origin),
-                    Ok(InSet::Unlisted) => return Err(None),
-                    Err(NotAnOrigin) => return Err(Some(Refusal::MalformedOrigin { origin })),
+                    Err(NotAnOrigin) => return Err(Refusal::MalformedOrigin { origin }),
                 }
             }
-            _ if parse_request(bytes).is_none() => {
-                return Err(Some(Refusal::MalformedOrigin { origin }));
-            }
+            _ if parse(bytes).is_err() => return Err(Refusal::MalformedOrigin { origin }),
             OriginRule::Any | OriginRule::Mirror => (true, Source::Origin),
             OriginRule::Predicate(f) => (predicate(|| f(origin))?, Source::Origin),
             OriginRule::RequestPredicate(f) => (predicate(|| f(origin, request))?, Source::Origin),
@@ -851,13 +798,13 @@ impl CompiledOrigin {
         if allowed {
             Ok(granted(source))
         } else {
-            Err(Some(Refusal::OriginNotAllowed { origin }))
+            Err(Refusal::OriginNotAllowed { origin })
         }
     }
 
     /// Whether the rule decides asynchronously.
     pub(crate) fn is_async(&self) -> bool {
-        matches!(self.rule, OriginRule::Async(..) | OriginRule::SetThen(..))
+        matches!(self.rule, OriginRule::Async(..) | OriginRule::ListThen(..))
     }
 
     /// The asynchronous decision to make for `request`, if the rule has one and the request
@@ -867,8 +814,8 @@ impl CompiledOrigin {
         let (f, timeout) = match &self.rule {
             OriginRule::Async(f, timeout) => (f, timeout),
             // A listed origin is answered without the lookup.
-            OriginRule::SetThen(set, f, timeout)
-                if self.in_set(set, origin.as_bytes(), true) == Ok(InSet::No) =>
+            OriginRule::ListThen(list, f, timeout)
+                if lookup(list, self.dynamic.as_ref(), origin.as_bytes()) == Ok(InSet::No) =>
             {
                 (f, timeout)
             }
@@ -876,7 +823,7 @@ impl CompiledOrigin {
         };
         if request.origin_answer().is_some()
             || origin.as_bytes() == b"null"
-            || parse_request(origin.as_bytes()).is_none()
+            || parse(origin.as_bytes()).is_err()
         {
             return None;
         }
@@ -901,8 +848,8 @@ impl fmt::Debug for CompiledOrigin {
             OriginRule::Predicate(_) => &"Predicate(..)",
             OriginRule::RequestPredicate(_) => &"RequestPredicate(..)",
             OriginRule::Async(..) => &"AsyncPredicate(..)",
-            OriginRule::Set(set) => set,
-            OriginRule::SetThen(set, ..) => set,
+            OriginRule::List(set) => set,
+            OriginRule::ListThen(set, ..) => set,
         };
         f.debug_struct("CompiledOrigin")
             .field("rule", rule)

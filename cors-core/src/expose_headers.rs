@@ -2,7 +2,7 @@
 
 use http::{HeaderName, HeaderValue};
 
-use crate::CorsConfigError;
+use crate::error::CorsConfigError;
 use crate::header_list;
 
 /// Which response headers scripts may read beyond the CORS-safelisted ones: the

@@ -241,11 +241,11 @@ pub(crate) struct CompiledNames {
 pub(crate) fn compile_names(
     field: &'static str,
     names: &[String],
-) -> Result<CompiledNames, crate::CorsConfigError> {
+) -> Result<CompiledNames, crate::error::CorsConfigError> {
     let mut lower: Vec<String> = Vec::with_capacity(names.len());
     for name in names {
         if name == "*" {
-            return Err(crate::CorsConfigError::new(
+            return Err(crate::error::CorsConfigError::new(
                 field,
                 Some(name),
                 "`*` (any header) cannot be part of a list; use `*` alone, or list the headers"
@@ -253,7 +253,7 @@ pub(crate) fn compile_names(
             ));
         }
         let parsed = http::HeaderName::from_bytes(name.as_bytes()).map_err(|_| {
-            crate::CorsConfigError::new(
+            crate::error::CorsConfigError::new(
                 field,
                 Some(name),
                 format!(

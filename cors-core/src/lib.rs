@@ -21,6 +21,7 @@ mod origin_error;
 mod origin_set;
 mod policy;
 mod preflight;
+mod provided;
 mod public_suffix;
 mod refusal;
 mod request;
@@ -32,9 +33,7 @@ mod vary;
 pub use actual::{ActualDecision, ResponseCredentials};
 pub use allow_headers::AllowHeaders;
 pub use allow_methods::AllowMethods;
-pub use allow_origin::{
-    AllowOrigin, BoxError, LookupFuture, OriginLookup, OriginQuery, ProvidedValue,
-};
+pub use allow_origin::{AllowOrigin, BoxError, LookupFuture, OriginLookup, OriginQuery};
 pub use cache_control::PreflightCacheControl;
 pub use credentials::Credentials;
 pub use error::CorsConfigError;
@@ -44,6 +43,7 @@ pub use options::{CorsOptions, PreflightStatus, RejectedPreflight};
 pub use origin_set::OriginSet;
 pub use policy::CorsPolicy;
 pub use preflight::PreflightDecision;
+pub use provided::ProvidedValue;
 pub use refusal::Refusal;
 pub use request::{Classification, CorsRequest, OriginAnswer, RequestKind};
 pub use vary::merge_vary;

@@ -2,11 +2,14 @@
 
 use std::any::TypeId;
 
-use crate::allow_origin::ProvidedValue;
-use crate::{
-    AllowHeaders, AllowMethods, AllowOrigin, Credentials, ExposeHeaders, MaxAge,
-    PreflightCacheControl,
-};
+use crate::allow_headers::AllowHeaders;
+use crate::allow_methods::AllowMethods;
+use crate::allow_origin::AllowOrigin;
+use crate::cache_control::PreflightCacheControl;
+use crate::credentials::Credentials;
+use crate::expose_headers::ExposeHeaders;
+use crate::max_age::MaxAge;
+use crate::provided::ProvidedValue;
 
 /// CORS options, as a user writes them.
 ///
@@ -385,7 +388,7 @@ impl CorsOptions {
     /// assert!(CorsPolicy::from_options(&in_code).is_ok());
     /// # }
     /// ```
-    pub fn origin_set(mut self, set: &crate::OriginSet) -> Self {
+    pub fn origin_set(mut self, set: &crate::origin_set::OriginSet) -> Self {
         self.origin_set = Some(crate::origin_set::SetRef::Set(set.clone()));
         self
     }
@@ -414,7 +417,7 @@ impl CorsOptions {
     pub fn needed_values(&self) -> Vec<(TypeId, &'static str)> {
         let set = match &self.origin_set {
             Some(crate::origin_set::SetRef::Named(_)) => {
-                Some((TypeId::of::<crate::OriginSet>(), "OriginSet"))
+                Some((TypeId::of::<crate::origin_set::OriginSet>(), "OriginSet"))
             }
             _ => None,
         };
@@ -432,14 +435,14 @@ impl CorsOptions {
     pub fn with_values(
         &self,
         values: impl Fn(TypeId) -> Option<ProvidedValue>,
-    ) -> Result<CorsOptions, crate::CorsConfigError> {
+    ) -> Result<CorsOptions, crate::error::CorsConfigError> {
         let bind = |origin: &Option<AllowOrigin>| {
             origin
                 .as_ref()
                 .map(|origin| origin.with_value(&values))
                 .transpose()
                 .map_err(|type_name| {
-                    crate::CorsConfigError::new(
+                    crate::error::CorsConfigError::new(
                         "origin",
                         None,
                         format!("the origin decision takes a `{type_name}`, and none is provided"),
@@ -656,7 +659,10 @@ impl CorsOptions {
     /// assert_eq!(in_force.replaceable_by(&CorsOptions::new()).unwrap_err().field(), "origin");
     /// assert!(in_force.replaceable_by(&CorsOptions::new().origin("https://app.example")).is_ok());
     /// ```
-    pub fn replaceable_by(&self, replacement: &CorsOptions) -> Result<(), crate::CorsConfigError> {
+    pub fn replaceable_by(
+        &self,
+        replacement: &CorsOptions,
+    ) -> Result<(), crate::error::CorsConfigError> {
         // Every source that decides origins counts: the list, the set and the lookup. Options
         // with none of them allow any origin (`*`), so a replacement that keeps none of them
         // widens options that had one, whichever it was.
@@ -721,7 +727,7 @@ impl CorsOptions {
                 "; `{field}` is left out too: {effect}; to mean that, set it (`{meant}`)"
             ));
         }
-        Err(crate::CorsConfigError::new(field, None, message))
+        Err(crate::error::CorsConfigError::new(field, None, message))
     }
 
     /// Whether no field is set.
@@ -805,13 +811,13 @@ impl PreflightStatus {
         self.0
     }
 
-    pub(crate) fn compile(self) -> Result<http::StatusCode, crate::CorsConfigError> {
+    pub(crate) fn compile(self) -> Result<http::StatusCode, crate::error::CorsConfigError> {
         u16::try_from(self.0)
             .ok()
             .and_then(|code| http::StatusCode::from_u16(code).ok())
             .filter(http::StatusCode::is_success)
             .ok_or_else(|| {
-                crate::CorsConfigError::new(
+                crate::error::CorsConfigError::new(
                     "preflight_status",
                     Some(&self.0.to_string()),
                     format!(

@@ -2,7 +2,7 @@
 //! it should have been), and the checks that refuse one the options do not allow, for lists and
 //! origin sets alike.
 
-use crate::CorsConfigError;
+use crate::error::CorsConfigError;
 use crate::origin::{ConfiguredOrigin, OriginConfigError, OriginSyntaxError};
 use crate::public_suffix::{self, OwnedSuffixes};
 

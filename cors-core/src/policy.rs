@@ -4,16 +4,21 @@ use std::sync::Arc;
 
 use http::{HeaderName, HeaderValue, Method, StatusCode};
 
-use crate::actual::{ActualDecision, DecisionExtras, OriginRefusal, Verdict};
+use crate::actual::{ActualDecision, DecisionExtras, Verdict};
 use crate::allow_methods::CompiledMethods;
 use crate::allow_origin::{CompiledOrigin, OriginLookup, OriginRule};
 use crate::credentials::{Credentials, Source};
+use crate::error::CorsConfigError;
+use crate::options::CorsOptions;
+use crate::options::RejectedPreflight;
 use crate::origin_error::{CredentialsToInsecure, OriginChecks};
 use crate::preflight::{PreflightAnswer, PreflightDecision, PreflightGrant, PreflightParts};
 use crate::public_suffix::OwnedSuffixes;
+use crate::refusal::Refusal;
+use crate::request::CorsRequest;
 use crate::request::Lines;
+use crate::request::RequestKind;
 use crate::vary::{self, VaryNames};
-use crate::{CorsConfigError, CorsOptions, CorsRequest, Refusal, RejectedPreflight, RequestKind};
 
 /// Validated, precompiled CORS options: every header value is built once, so deciding on a
 /// request only compares bytes, and writing the answer clones prebuilt values.
@@ -529,15 +534,13 @@ impl CorsPolicy {
         let verdict = match origin {
             Lines::Absent => Verdict::NotCors,
             _ if self.any_origin => Verdict::AnyOrigin,
-            Lines::One(origin) => match self.origin.decide_unexplained(origin, request) {
+            Lines::One(origin) => match self.origin.decide(origin, request) {
                 Ok(granted) => {
                     reflected = granted.value;
                     source = granted.source;
                     Verdict::Reflect
                 }
-                // Why is worked out only if asked: `ActualDecision::refusal`.
-                Err(None) => Verdict::Refused(OriginRefusal::Unexplained),
-                Err(Some(refusal)) => {
+                Err(refusal) => {
                     if let Refusal::OriginLookupFailed { reason } = refusal {
                         extras = Some(DecisionExtras::with_lookup_failure(
                             self.actual_extras.as_deref(),
@@ -625,11 +628,14 @@ fn compile_preflight(
             .clone()
             .unwrap_or_default()
             .compile(credentials.any())?,
-        max_age: options.max_age.map(crate::MaxAge::compile).transpose()?,
+        max_age: options
+            .max_age
+            .map(crate::max_age::MaxAge::compile)
+            .transpose()?,
         cache_control: options
             .preflight_cache_control
             .as_ref()
-            .map(crate::PreflightCacheControl::compile)
+            .map(crate::cache_control::PreflightCacheControl::compile)
             .transpose()?,
         private_network: options.private_network.unwrap_or(false),
         status,

@@ -6,9 +6,9 @@ use http::header::{
 };
 use http::{HeaderMap, HeaderName, HeaderValue, StatusCode};
 
-use crate::Refusal;
 use crate::allow_headers::{CompiledHeaders, HeadersGrant};
 use crate::header::ACCESS_CONTROL_ALLOW_PRIVATE_NETWORK;
+use crate::refusal::Refusal;
 use crate::values::{NO_STORE, STAR, TRUE};
 use crate::vary::VaryNames;
 
