@@ -8,9 +8,9 @@ use http::{HeaderMap, HeaderValue};
 use std::sync::Arc;
 
 use crate::credentials::Credentialed;
+use crate::header::{STAR, TRUE};
 use crate::refusal::Refusal;
-use crate::values::{STAR, TRUE};
-use crate::vary::{VARY_ORIGIN, VaryNames};
+use crate::vary::{VARY_ORIGIN, Vary};
 
 /// Whether an actual response is credentialed: known only once the handler has run.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -115,7 +115,7 @@ pub struct ActualDecision {
 #[derive(Debug, Default)]
 pub(crate) struct DecisionExtras {
     /// `Vary` instead of `Origin`, when a request-aware origin decision reads more headers.
-    pub(crate) vary_names: Option<Arc<VaryNames>>,
+    pub(crate) vary_names: Option<Arc<Vary>>,
     /// `Access-Control-Expose-Headers`, written when the origin is granted.
     pub(crate) expose_headers: Option<HeaderValue>,
     /// Why an asynchronous origin decision failed, for the refusal: set on a copy of the
@@ -126,7 +126,7 @@ pub(crate) struct DecisionExtras {
 impl DecisionExtras {
     /// The policy's extras, `None` when it has neither `Vary` names nor exposed headers.
     pub(crate) fn of_policy(
-        vary_names: Option<Arc<VaryNames>>,
+        vary_names: Option<Arc<Vary>>,
         expose_headers: Option<HeaderValue>,
     ) -> Option<Arc<Self>> {
         (vary_names.is_some() || expose_headers.is_some()).then(|| {

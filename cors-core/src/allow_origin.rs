@@ -11,6 +11,7 @@ use http::{HeaderMap, HeaderName, HeaderValue, Method, Uri};
 
 use crate::credentials::Source;
 use crate::error::CorsConfigError;
+use crate::list_option::list_option;
 use crate::origin::{OriginList, parse, parse_configured};
 use crate::origin_error::{OriginChecks, origin_error};
 use crate::origin_set::{
@@ -616,80 +617,7 @@ impl fmt::Debug for AllowOrigin {
     }
 }
 
-impl From<&str> for AllowOrigin {
-    /// `"*"` is [`AllowOrigin::any()`]; anything else is [`AllowOrigin::exact`].
-    fn from(origin: &str) -> Self {
-        if origin == "*" {
-            Self::any()
-        } else {
-            Self::exact(origin)
-        }
-    }
-}
-
-impl From<String> for AllowOrigin {
-    /// `"*"` is [`AllowOrigin::any()`]; anything else is [`AllowOrigin::exact`].
-    fn from(origin: String) -> Self {
-        if origin == "*" {
-            Self::any()
-        } else {
-            Self::exact(origin)
-        }
-    }
-}
-
-impl From<&String> for AllowOrigin {
-    fn from(origin: &String) -> Self {
-        Self::from(origin.as_str())
-    }
-}
-
-impl From<Vec<&str>> for AllowOrigin {
-    fn from(origins: Vec<&str>) -> Self {
-        Self::list(origins)
-    }
-}
-
-impl From<Vec<String>> for AllowOrigin {
-    fn from(origins: Vec<String>) -> Self {
-        Self::list(origins)
-    }
-}
-
-impl From<&[&str]> for AllowOrigin {
-    fn from(origins: &[&str]) -> Self {
-        Self::list(origins.iter().copied())
-    }
-}
-
-impl<const N: usize> From<[&str; N]> for AllowOrigin {
-    fn from(origins: [&str; N]) -> Self {
-        Self::list(origins)
-    }
-}
-
-impl<const N: usize> From<[String; N]> for AllowOrigin {
-    fn from(origins: [String; N]) -> Self {
-        Self::list(origins)
-    }
-}
-
-#[cfg(feature = "serde")]
-impl<'de> serde::Deserialize<'de> for AllowOrigin {
-    /// `"*"` (any), `"mirror"` ([`AllowOrigin::mirror_request`]), one origin or pattern, or a
-    /// list of origins and patterns.
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        Ok(
-            match crate::string_or_list::StringOrList::deserialize(deserializer)? {
-                crate::string_or_list::StringOrList::String(s) if s == "mirror" => {
-                    Self::mirror_request()
-                }
-                crate::string_or_list::StringOrList::String(s) => Self::from(s),
-                crate::string_or_list::StringOrList::List(list) => Self::list(list),
-            },
-        )
-    }
-}
+list_option!(AllowOrigin; "mirror" => Self::mirror_request());
 
 /// The answer of the asynchronous decision made for `request`; a failed or missing one refuses.
 fn answered<'a>(request: &CorsRequest<'a>) -> Result<bool, Refusal<'a>> {

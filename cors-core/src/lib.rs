@@ -14,6 +14,7 @@ mod expose_headers;
 pub mod header;
 mod header_list;
 mod intern;
+mod list_option;
 mod max_age;
 mod options;
 mod origin;
@@ -25,9 +26,6 @@ mod provided;
 mod public_suffix;
 mod refusal;
 mod request;
-#[cfg(feature = "serde")]
-mod string_or_list;
-mod values;
 mod vary;
 
 pub use actual::{ActualDecision, ResponseCredentials};

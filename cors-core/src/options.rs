@@ -101,6 +101,35 @@ pub struct CorsOptions {
     pub(crate) origin_fallback: Option<AllowOrigin>,
 }
 
+/// Calls `$then!` with the name of every field of [`CorsOptions`]: [`CorsOptions::merge`]
+/// builds the struct from the list, so the list cannot leave one out.
+macro_rules! every_field {
+    ($then:ident) => {
+        $then!(
+            origin,
+            methods,
+            allow_headers,
+            expose_headers,
+            credentials,
+            max_age,
+            preflight_cache_control,
+            private_network,
+            allow_null_origin,
+            preflight_status,
+            rejected_preflight,
+            enabled,
+            preflight_passthrough,
+            owned_public_suffixes,
+            dangerously_allow_insecure_origins,
+            protect_cross_origin,
+            cross_origin_bypass,
+            check_websocket_origin,
+            origin_set,
+            origin_fallback
+        )
+    };
+}
+
 impl CorsOptions {
     /// Options with nothing set: every field takes its default (see the table above).
     pub fn new() -> Self {
@@ -572,52 +601,14 @@ impl CorsOptions {
     /// );
     /// ```
     pub fn merge(&self, more_specific: &CorsOptions) -> CorsOptions {
-        fn pick<T: Clone>(general: &Option<T>, specific: &Option<T>) -> Option<T> {
-            specific.as_ref().or(general.as_ref()).cloned()
+        macro_rules! merged {
+            ($($field:ident),*) => {
+                CorsOptions {
+                    $($field: more_specific.$field.as_ref().or(self.$field.as_ref()).cloned()),*
+                }
+            };
         }
-        CorsOptions {
-            origin: pick(&self.origin, &more_specific.origin),
-            methods: pick(&self.methods, &more_specific.methods),
-            allow_headers: pick(&self.allow_headers, &more_specific.allow_headers),
-            expose_headers: pick(&self.expose_headers, &more_specific.expose_headers),
-            credentials: pick(&self.credentials, &more_specific.credentials),
-            max_age: pick(&self.max_age, &more_specific.max_age),
-            preflight_cache_control: pick(
-                &self.preflight_cache_control,
-                &more_specific.preflight_cache_control,
-            ),
-            private_network: pick(&self.private_network, &more_specific.private_network),
-            allow_null_origin: pick(&self.allow_null_origin, &more_specific.allow_null_origin),
-            preflight_status: pick(&self.preflight_status, &more_specific.preflight_status),
-            rejected_preflight: pick(&self.rejected_preflight, &more_specific.rejected_preflight),
-            enabled: pick(&self.enabled, &more_specific.enabled),
-            preflight_passthrough: pick(
-                &self.preflight_passthrough,
-                &more_specific.preflight_passthrough,
-            ),
-            owned_public_suffixes: pick(
-                &self.owned_public_suffixes,
-                &more_specific.owned_public_suffixes,
-            ),
-            dangerously_allow_insecure_origins: pick(
-                &self.dangerously_allow_insecure_origins,
-                &more_specific.dangerously_allow_insecure_origins,
-            ),
-            protect_cross_origin: pick(
-                &self.protect_cross_origin,
-                &more_specific.protect_cross_origin,
-            ),
-            cross_origin_bypass: pick(
-                &self.cross_origin_bypass,
-                &more_specific.cross_origin_bypass,
-            ),
-            check_websocket_origin: pick(
-                &self.check_websocket_origin,
-                &more_specific.check_websocket_origin,
-            ),
-            origin_set: pick(&self.origin_set, &more_specific.origin_set),
-            origin_fallback: pick(&self.origin_fallback, &more_specific.origin_fallback),
-        }
+        every_field!(merged)
     }
 
     /// Whether `replacement` may take the place of these options (the options in force) at
@@ -732,48 +723,12 @@ impl CorsOptions {
 
     /// Whether no field is set.
     pub fn is_empty(&self) -> bool {
-        let CorsOptions {
-            origin,
-            methods,
-            allow_headers,
-            expose_headers,
-            credentials,
-            max_age,
-            preflight_cache_control,
-            private_network,
-            allow_null_origin,
-            preflight_status,
-            rejected_preflight,
-            enabled,
-            preflight_passthrough,
-            owned_public_suffixes,
-            dangerously_allow_insecure_origins,
-            protect_cross_origin,
-            cross_origin_bypass,
-            check_websocket_origin,
-            origin_set,
-            origin_fallback,
-        } = self;
-        origin.is_none()
-            && methods.is_none()
-            && allow_headers.is_none()
-            && expose_headers.is_none()
-            && credentials.is_none()
-            && max_age.is_none()
-            && preflight_cache_control.is_none()
-            && private_network.is_none()
-            && allow_null_origin.is_none()
-            && preflight_status.is_none()
-            && rejected_preflight.is_none()
-            && enabled.is_none()
-            && preflight_passthrough.is_none()
-            && owned_public_suffixes.is_none()
-            && dangerously_allow_insecure_origins.is_none()
-            && protect_cross_origin.is_none()
-            && cross_origin_bypass.is_none()
-            && check_websocket_origin.is_none()
-            && origin_set.is_none()
-            && origin_fallback.is_none()
+        macro_rules! unset {
+            ($($field:ident),*) => {
+                $(self.$field.is_none())&&*
+            };
+        }
+        every_field!(unset)
     }
 }
 

@@ -453,23 +453,33 @@ fn ends_in_a_number(host: &[u8]) -> bool {
     }
 }
 
+/// Exact origins compared one by one, which costs less than hashing a request's origin; more
+/// are hashed.
+const LINEAR_MAX: usize = 8;
+
 /// The configured origins of a list: exact ones, normalised, each with its value prebuilt for
 /// reflection (so reflecting one clones no request bytes), and patterns.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct OriginList {
-    exact: HashMap<Box<[u8]>, HeaderValue>,
+    /// The first [`LINEAR_MAX`] exact origins; once there are more, none (all are `hashed`).
+    few: Vec<(Box<[u8]>, HeaderValue)>,
+    hashed: HashMap<Box<[u8]>, HeaderValue>,
     patterns: Vec<OriginPattern>,
 }
 
 impl OriginList {
     pub(crate) fn insert(&mut self, origin: ConfiguredOrigin) {
         match origin {
+            ConfiguredOrigin::Exact(bytes) if self.exact(&bytes).is_some() => {}
             ConfiguredOrigin::Exact(bytes) => {
                 let value = std::str::from_utf8(&bytes)
                     .ok()
                     .and_then(crate::intern::static_value)
                     .expect("a parsed origin is ASCII, a header value");
-                self.exact.insert(bytes, value);
+                self.few.push((bytes, value));
+                if self.few.len() > LINEAR_MAX || !self.hashed.is_empty() {
+                    self.hashed.extend(self.few.drain(..));
+                }
             }
             ConfiguredOrigin::Pattern(pattern) => {
                 if !self.patterns.contains(&pattern) {
@@ -482,7 +492,14 @@ impl OriginList {
     /// The configured exact origin equal to `origin` (normalised) byte for byte.
     #[inline]
     pub(crate) fn exact(&self, origin: &[u8]) -> Option<&HeaderValue> {
-        self.exact.get(origin)
+        if self.hashed.is_empty() {
+            self.few
+                .iter()
+                .find(|(o, _)| **o == *origin)
+                .map(|(_, v)| v)
+        } else {
+            self.hashed.get(origin)
+        }
     }
 
     /// Whether a pattern of the list matches the origin.

@@ -394,6 +394,7 @@ fn in_set(snapshot: &Snapshot, set: &DynamicOrigins, origin: &[u8]) -> bool {
 
 /// Whether a request's `Origin` value is in `list` or in `set`, and which; `Err` when it is not
 /// an origin. The value is looked up as sent first, and parsed only when neither holds it so.
+#[inline]
 pub(crate) fn lookup<'s>(
     list: &'s OriginList,
     set: Option<&DynamicOrigins>,

@@ -18,7 +18,7 @@ use crate::refusal::Refusal;
 use crate::request::CorsRequest;
 use crate::request::Lines;
 use crate::request::RequestKind;
-use crate::vary::{self, VaryNames};
+use crate::vary::Vary;
 
 /// Validated, precompiled CORS options: every header value is built once, so deciding on a
 /// request only compares bytes, and writing the answer clones prebuilt values.
@@ -120,11 +120,7 @@ impl CorsPolicy {
         let actual_vary = if origin.varying_on.is_empty() {
             None
         } else {
-            VaryNames::with_extra(
-                if any_origin { 0 } else { vary::ORIGIN },
-                &origin.varying_on,
-            )
-            .map(Arc::new)
+            Vary::new(!any_origin, false, &origin.varying_on).map(Arc::new)
         };
         let preflight = compile_preflight(options, &origin, &methods, credentials)?;
         Ok(CorsPolicy {
@@ -611,13 +607,6 @@ fn compile_preflight(
 ) -> Result<PreflightAnswer, CorsConfigError> {
     let any_origin = matches!(origin.rule, OriginRule::Any);
     let status = options.preflight_status.unwrap_or_default().compile()?;
-    // Every preflight answer depends on the three request headers of a preflight: each can
-    // make it refused (a method or header not allowed or malformed, private network access
-    // not enabled). A cache that stored one answer must not reuse it for another value.
-    let mut vary = vary::REQUEST_METHOD | vary::REQUEST_HEADERS | vary::REQUEST_PRIVATE_NETWORK;
-    if !any_origin {
-        vary |= vary::ORIGIN;
-    }
     Ok(PreflightAnswer::new(PreflightParts {
         reflects_origin: !any_origin,
         credentials: credentials.any(),
@@ -643,7 +632,9 @@ fn compile_preflight(
             RejectedPreflight::NoCorsHeaders => status,
             RejectedPreflight::Forbidden => StatusCode::FORBIDDEN,
         },
-        vary: VaryNames::with_extra(vary, &origin.varying_on)
-            .expect("the set names `Vary` headers"),
+        // Every preflight answer depends on the request headers of a preflight: a cache that
+        // stored one answer must not reuse it for another value.
+        vary: Vary::new(!any_origin, true, &origin.varying_on)
+            .expect("a preflight's answer varies on its request headers"),
     }))
 }

@@ -8,9 +8,9 @@ use http::{HeaderMap, HeaderName, HeaderValue, StatusCode};
 
 use crate::allow_headers::{CompiledHeaders, HeadersGrant};
 use crate::header::ACCESS_CONTROL_ALLOW_PRIVATE_NETWORK;
+use crate::header::{NO_STORE, STAR, TRUE};
 use crate::refusal::Refusal;
-use crate::values::{NO_STORE, STAR, TRUE};
-use crate::vary::VaryNames;
+use crate::vary::Vary;
 
 /// What a granted preflight's answer takes from the request; the rest is the policy's.
 #[derive(Clone, Debug)]
@@ -44,7 +44,7 @@ pub(crate) struct PreflightParts {
     pub(crate) status: StatusCode,
     pub(crate) rejected_status: StatusCode,
     /// `Vary` of every preflight answer, granted or refused.
-    pub(crate) vary: VaryNames,
+    pub(crate) vary: Vary,
 }
 
 /// The policy's half of every preflight answer: its [parts](PreflightParts), the headers added

@@ -6,6 +6,7 @@ mod alone;
 
 mod alloc;
 mod behaviour;
+mod browser_model;
 mod config_errors;
 mod credentials;
 mod cross_origin;
