@@ -31,9 +31,12 @@ impl Vary {
             .chain(preflight.then_some(PREFLIGHT).into_iter().flatten())
             .chain(extra.iter().map(HeaderName::as_str))
             .collect();
+        if names.is_empty() {
+            return None;
+        }
         let value = crate::intern::static_value(&names.join(", "))
             .expect("header names joined with `, ` are a header value");
-        (!names.is_empty()).then_some(Vary(value))
+        Some(Vary(value))
     }
 
     /// Merges the names into `headers`: the prebuilt value when the answer has no `Vary` yet

@@ -144,29 +144,30 @@ fn paths(
         }
         let before = code[..start].trim_end();
         let in_use = before.ends_with("use");
-        let mut base: ModulePath = match word {
+        let base: ModulePath = match word {
             "crate" => Vec::new(),
             // In `a/mod.rs` as in `a.rs`, `super` is the parent of module `a`.
             "super" => module[..module.len().saturating_sub(1)].to_vec(),
             "self" => module.clone(),
+            // A child module named at the start of a `use` path.
             child if in_use && files.contains(&[&module[..], &[child.to_owned()]].concat()) => {
                 at = start;
                 module.clone()
             }
             _ => continue,
         };
-        if word == "crate" || word == "super" || word == "self" {
+        if at != start {
             at += 2;
         }
-        let public = in_use && before[..before.len() - 3].trim_end().ends_with(')')
-            || before
-                .strip_suffix("use")
-                .is_some_and(|b| b.trim_end().ends_with("pub"));
+        let visibility = before.strip_suffix("use").unwrap_or_default().trim_end();
+        let public = in_use
+            && ["pub", "pub(crate)", "pub(super)"]
+                .iter()
+                .any(|v| visibility.ends_with(v));
         let (tree, len) = use_tree(&code[at..]);
         at += len;
         for (path, name) in tree {
-            let mut full = std::mem::take(&mut base).clone();
-            base = full.clone();
+            let mut full = base.clone();
             full.extend(path);
             found.push((full, name, public));
         }
@@ -363,7 +364,7 @@ fn the_checks_find_what_they_look_for() {
         ),
         (b.clone(), "fn f() -> crate::Z { crate::c::g() }".to_owned()),
         (c.clone(), "/// [`crate::Z`]\nstruct W;".to_owned()),
-        (root.clone(), "mod a;\npub use a::{Q as Z};".to_owned()),
+        (root, "mod a;\npub use a::{Q as Z};".to_owned()),
     ]);
     let codes = codes
         .into_iter()
