@@ -18,7 +18,7 @@ pub use cases::Expectation;
 pub use config::{AuditConfig, AuditError};
 pub use findings::{Finding, FindingKind, Severity};
 pub use probe::{Exchange, Outcome, Verdict};
-pub use report::{Report, RouteReport, Summary};
+pub use report::{GrantedOrigin, Report, RouteReport, Summary};
 pub use routes::{MAX_ROUTES, Route, parse_openapi, parse_route_table};
 pub use transport::{MAX_BODY_BYTES, MAX_HEADER_BYTES, Transport, TransportError, UreqTransport};
 
@@ -93,6 +93,7 @@ fn route_report(url: &str, route: Option<&Route>) -> RouteReport {
         line: route.and_then(|r| r.line),
         allow: Vec::new(),
         outcomes: Vec::new(),
+        granted: Vec::new(),
         findings: Vec::new(),
         error: None,
     }
@@ -167,6 +168,7 @@ impl<'a> Prepared<'a> {
             allow: &allow,
         };
         report.findings = judge::find(&report.outcomes, &context);
+        report.granted = report::granted_origins(&report.outcomes);
         Ok(())
     }
 }

@@ -38,11 +38,47 @@ pub struct RouteReport {
     pub allow: Vec<String>,
     /// Every case, in order.
     pub outcomes: Vec<Outcome>,
+    /// Each origin the resource granted by name, in the order first probed, and whether with
+    /// credentials: which origins get credentials.
+    pub granted: Vec<GrantedOrigin>,
     /// The misconfigurations found, worst first.
     pub findings: Vec<Finding>,
     /// Why the route could not be probed (the server did not answer, or answered beyond the
     /// limits); its cases and findings are then incomplete.
     pub error: Option<String>,
+}
+
+/// An origin a resource granted by name (`Access-Control-Allow-Origin: <origin>`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct GrantedOrigin {
+    /// The origin, as the probes sent it.
+    pub origin: String,
+    /// Whether some answer to it said `Access-Control-Allow-Credentials: true`.
+    pub credentials: bool,
+}
+
+/// Each origin the answers of `outcomes` grant by name, and whether with credentials.
+pub(crate) fn granted_origins(outcomes: &[Outcome]) -> Vec<GrantedOrigin> {
+    let mut granted: Vec<GrantedOrigin> = Vec::new();
+    for outcome in outcomes {
+        let Some(origin) = &outcome.origin else {
+            continue;
+        };
+        for exchange in &outcome.exchanges {
+            if exchange.header("access-control-allow-origin") != Some(origin.as_str()) {
+                continue;
+            }
+            let credentials = exchange.header("access-control-allow-credentials") == Some("true");
+            match granted.iter_mut().find(|g| g.origin == *origin) {
+                Some(known) => known.credentials |= credentials,
+                None => granted.push(GrantedOrigin {
+                    origin: origin.clone(),
+                    credentials,
+                }),
+            }
+        }
+    }
+    granted
 }
 
 impl RouteReport {
@@ -187,6 +223,17 @@ impl fmt::Display for RouteReport {
         }
         writeln!(f)?;
         cases_table(f, &self.outcomes)?;
+        if !self.granted.is_empty() {
+            let origins: Vec<String> = self
+                .granted
+                .iter()
+                .map(|g| {
+                    let with = if g.credentials { "with" } else { "without" };
+                    format!("{} ({with} credentials)", g.origin)
+                })
+                .collect();
+            writeln!(f, "origins granted: {}", origins.join(", "))?;
+        }
         if let Some(error) = &self.error {
             writeln!(f, "could not probe: {error}")?;
         }

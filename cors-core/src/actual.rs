@@ -7,9 +7,10 @@ use http::{HeaderMap, HeaderValue};
 
 use std::sync::Arc;
 
-use crate::Refusal;
-use crate::values::{STAR, TRUE};
-use crate::vary::{VARY_ORIGIN, VaryNames};
+use crate::credentials::Credentialed;
+use crate::header::{STAR, TRUE};
+use crate::refusal::Refusal;
+use crate::vary::{VARY_ORIGIN, Vary};
 
 /// Whether an actual response is credentialed: known only once the handler has run.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -18,7 +19,9 @@ pub enum ResponseCredentials {
     #[default]
     Policy,
     /// Credentialed whatever the options say, e.g. because the handler set a cookie: an allowed
-    /// origin is answered with `Access-Control-Allow-Credentials: true`. Under
+    /// origin is answered with `Access-Control-Allow-Credentials: true`, unless the options
+    /// name its source without credentials
+    /// ([`Credentials::by_source`](crate::Credentials::by_source)). Under
     /// [`AllowOrigin::any()`](crate::AllowOrigin::any) the answer stays `*`, which browsers
     /// refuse with credentials ([`Refusal::CredentialsUnderAnyOrigin`]); reflecting any origin
     /// with credentials takes [`AllowOrigin::mirror_request()`](crate::AllowOrigin::mirror_request).
@@ -47,9 +50,6 @@ pub(crate) enum OriginRefusal {
     Malformed,
     /// An asynchronous decision failed (the decision keeps the reason).
     LookupFailed,
-    /// Not allowed, or not an origin at all: told apart only when asked, by parsing the origin
-    /// the decision keeps.
-    Unexplained,
 }
 
 impl Verdict {
@@ -100,8 +100,8 @@ pub struct ActualDecision {
     /// The request's `Origin` when it has exactly one line.
     pub(crate) origin: Option<HeaderValue>,
     pub(crate) verdict: Verdict,
-    /// Whether the options allow credentials.
-    pub(crate) credentials: bool,
+    /// Whether the options give credentials to the origin's source.
+    pub(crate) credentials: Credentialed,
     /// Whether every answer, CORS or not, gets `Vary: Origin` (unless any origin is allowed).
     pub(crate) vary_origin: bool,
     /// What few policies or requests add: behind one shared pointer, the policy's own, so that
@@ -115,7 +115,7 @@ pub struct ActualDecision {
 #[derive(Debug, Default)]
 pub(crate) struct DecisionExtras {
     /// `Vary` instead of `Origin`, when a request-aware origin decision reads more headers.
-    pub(crate) vary_names: Option<Arc<VaryNames>>,
+    pub(crate) vary_names: Option<Arc<Vary>>,
     /// `Access-Control-Expose-Headers`, written when the origin is granted.
     pub(crate) expose_headers: Option<HeaderValue>,
     /// Why an asynchronous origin decision failed, for the refusal: set on a copy of the
@@ -126,7 +126,7 @@ pub(crate) struct DecisionExtras {
 impl DecisionExtras {
     /// The policy's extras, `None` when it has neither `Vary` names nor exposed headers.
     pub(crate) fn of_policy(
-        vary_names: Option<Arc<VaryNames>>,
+        vary_names: Option<Arc<Vary>>,
         expose_headers: Option<HeaderValue>,
     ) -> Option<Arc<Self>> {
         (vary_names.is_some() || expose_headers.is_some()).then(|| {
@@ -182,7 +182,7 @@ impl ActualDecision {
     /// # Ok::<(), cors_axum_core::CorsConfigError>(())
     /// ```
     pub fn origin_host(&self) -> Option<&str> {
-        let origin = crate::origin::parse_request(self.origin.as_ref()?.as_bytes())?;
+        let origin = crate::origin::parse(self.origin.as_ref()?.as_bytes()).ok()?;
         std::str::from_utf8(origin.host).ok()
     }
 
@@ -204,20 +204,10 @@ impl ActualDecision {
             (OriginRefusal::Null, _) => Refusal::NullOriginNotEnabled,
             (OriginRefusal::NotAllowed, Some(origin)) => Refusal::OriginNotAllowed { origin },
             (OriginRefusal::Malformed, Some(origin)) => Refusal::MalformedOrigin { origin },
-            (OriginRefusal::Unexplained, Some(origin))
-                if crate::origin::parse_request(origin.as_bytes()).is_none() =>
-            {
-                Refusal::MalformedOrigin { origin }
-            }
-            (OriginRefusal::Unexplained, Some(origin)) => Refusal::OriginNotAllowed { origin },
             // A single `Origin` line is always kept, so only several lines come here.
-            (
-                OriginRefusal::Several
-                | OriginRefusal::NotAllowed
-                | OriginRefusal::Malformed
-                | OriginRefusal::Unexplained,
-                _,
-            ) => Refusal::SeveralOrigins,
+            (OriginRefusal::Several | OriginRefusal::NotAllowed | OriginRefusal::Malformed, _) => {
+                Refusal::SeveralOrigins
+            }
         })
     }
 
@@ -270,7 +260,11 @@ impl ActualDecision {
         response_headers: &mut HeaderMap,
         credentials: ResponseCredentials,
     ) -> bool {
-        let credentialed = self.credentials || credentials == ResponseCredentials::Include;
+        let credentialed = match self.credentials {
+            Credentialed::Yes => true,
+            Credentialed::IfResponseIs => credentials == ResponseCredentials::Include,
+            Credentialed::Never => false,
+        };
         let under_any_origin = match (self.verdict, &self.origin) {
             (Verdict::AnyOrigin, _) => {
                 self.grant(response_headers, STAR, credentialed);
@@ -303,7 +297,11 @@ impl ActualDecision {
 
 #[cfg(test)]
 mod tests {
-    use crate::{CorsOptions, CorsPolicy, CorsRequest, Refusal, ResponseCredentials};
+    use crate::actual::ResponseCredentials;
+    use crate::options::CorsOptions;
+    use crate::policy::CorsPolicy;
+    use crate::refusal::Refusal;
+    use crate::request::CorsRequest;
     use http::{HeaderMap, HeaderValue, Method};
 
     #[test]

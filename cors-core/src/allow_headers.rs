@@ -2,8 +2,9 @@
 
 use http::{HeaderName, HeaderValue};
 
-use crate::CorsConfigError;
+use crate::error::CorsConfigError;
 use crate::header_list::{self, HeaderListError, HeaderListSummary};
+use crate::list_option::list_option;
 
 /// Which request headers a preflight allows: the
 /// [`Access-Control-Allow-Headers`](https://developer.mozilla.org/en-US/docs/Web/HTTP/Headers/Access-Control-Allow-Headers)
@@ -140,16 +141,6 @@ impl CompiledHeaders {
                 Ok(HeadersGrant::List)
             }
             CompiledHeaders::Mirror => {
-                let mut lines = requested.into_iter();
-                if let (Some(line), None) = (lines.next(), lines.next())
-                    && let Some(names) = header_list::count_names(line.as_bytes())
-                {
-                    return Ok(if names == 0 {
-                        HeadersGrant::Nothing
-                    } else {
-                        HeadersGrant::Echo(line.clone())
-                    });
-                }
                 let summary: HeaderListSummary = header_list::parse(requested, |_| true)?;
                 if summary.names == 0 {
                     return Ok(HeadersGrant::Nothing);
@@ -218,75 +209,7 @@ where
         .expect("header values joined with `, ` and trimmed are a header value")
 }
 
-impl From<&str> for AllowHeaders {
-    /// `"*"` is [`AllowHeaders::any()`]; anything else is a list of that one header.
-    fn from(header: &str) -> Self {
-        if header == "*" {
-            Self::any()
-        } else {
-            Self::list([header])
-        }
-    }
-}
-
-impl From<String> for AllowHeaders {
-    /// `"*"` is [`AllowHeaders::any()`]; anything else is a list of that one header.
-    fn from(header: String) -> Self {
-        Self::from(header.as_str())
-    }
-}
-
-impl<const N: usize> From<[&str; N]> for AllowHeaders {
-    fn from(headers: [&str; N]) -> Self {
-        Self::list(headers)
-    }
-}
-
-impl From<Vec<&str>> for AllowHeaders {
-    fn from(headers: Vec<&str>) -> Self {
-        Self::list(headers)
-    }
-}
-
-impl From<Vec<String>> for AllowHeaders {
-    fn from(headers: Vec<String>) -> Self {
-        Self::list(headers)
-    }
-}
-
-impl From<HeaderName> for AllowHeaders {
-    fn from(header: HeaderName) -> Self {
-        Self::list([header])
-    }
-}
-
-impl<const N: usize> From<[HeaderName; N]> for AllowHeaders {
-    fn from(headers: [HeaderName; N]) -> Self {
-        Self::list(headers)
-    }
-}
-
-impl From<Vec<HeaderName>> for AllowHeaders {
-    fn from(headers: Vec<HeaderName>) -> Self {
-        Self::list(headers)
-    }
-}
-
-#[cfg(feature = "serde")]
-impl<'de> serde::Deserialize<'de> for AllowHeaders {
-    /// `"*"` (any), `"mirror"`, one header name, or a list of header names.
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        Ok(
-            match crate::string_or_list::StringOrList::deserialize(deserializer)? {
-                crate::string_or_list::StringOrList::String(s) if s == "mirror" => {
-                    Self::mirror_request()
-                }
-                crate::string_or_list::StringOrList::String(s) => Self::from(s),
-                crate::string_or_list::StringOrList::List(list) => Self::list(list),
-            },
-        )
-    }
-}
+list_option!(AllowHeaders, HeaderName; "mirror" => Self::mirror_request());
 
 #[cfg(test)]
 mod tests {
@@ -297,7 +220,7 @@ mod tests {
         h.compile(false)
             .unwrap()
             .answer(&values)
-            .map_err(|e| crate::Refusal::from(e).to_string())
+            .map_err(|e| crate::refusal::Refusal::from(e).to_string())
     }
 
     #[test]

@@ -2,8 +2,10 @@
 
 use http::{HeaderValue, Method};
 
+use crate::error::CorsConfigError;
 use crate::header_list::is_token;
-use crate::{CorsConfigError, Refusal};
+use crate::list_option::list_option;
+use crate::refusal::Refusal;
 
 /// Which methods a preflight allows: the
 /// [`Access-Control-Allow-Methods`](https://developer.mozilla.org/en-US/docs/Web/HTTP/Headers/Access-Control-Allow-Methods)
@@ -154,27 +156,11 @@ fn compile_list(methods: Vec<String>) -> Result<CompiledMethods, CorsConfigError
             })?,
         )
     };
-    let (mut words, mut long) = (Vec::new(), Vec::new());
-    for method in unique {
-        match pack(method.as_bytes()) {
-            Some(word) => words.push(word),
-            None => long.push(method.into_bytes().into_boxed_slice()),
-        }
-    }
-    Ok(CompiledMethods::List { words, long, value })
-}
-
-/// A method of at most 7 bytes (every standard one) as one word: its bytes, and its length in
-/// the top byte, so that comparing two methods is comparing two words.
-#[inline]
-fn pack(method: &[u8]) -> Option<u64> {
-    if method.len() > 7 {
-        return None;
-    }
-    let mut bytes = [0u8; 8];
-    bytes[..method.len()].copy_from_slice(method);
-    bytes[7] = method.len() as u8;
-    Some(u64::from_le_bytes(bytes))
+    let methods = unique
+        .into_iter()
+        .map(|method| method.into_bytes().into_boxed_slice())
+        .collect();
+    Ok(CompiledMethods::List { methods, value })
 }
 
 #[cold]
@@ -193,10 +179,7 @@ pub(crate) enum CompiledMethods {
     Any(HeaderValue),
     /// A fixed list and its prebuilt header value (`None` when empty: nothing is allowed).
     List {
-        /// The methods of at most 7 bytes, [packed](pack).
-        words: Vec<u64>,
-        /// The longer ones.
-        long: Vec<Box<[u8]>>,
+        methods: Vec<Box<[u8]>>,
         value: Option<HeaderValue>,
     },
     /// Echo the requested method.
@@ -220,12 +203,8 @@ impl CompiledMethods {
                 Err(Refusal::MalformedRequestMethod { method: requested })
             }
             // Configured methods are tokens, so one equal to the request is too.
-            CompiledMethods::List { words, long, .. } => {
-                let bytes = requested.as_bytes();
-                let listed = match pack(bytes) {
-                    Some(word) => words.contains(&word),
-                    None => long.iter().any(|m| **m == *bytes),
-                };
+            CompiledMethods::List { methods, .. } => {
+                let listed = methods.iter().any(|m| **m == *requested.as_bytes());
                 if listed {
                     Ok(None)
                 } else {
@@ -259,76 +238,7 @@ impl CompiledMethods {
     }
 }
 
-impl From<&str> for AllowMethods {
-    /// `"*"` is [`AllowMethods::any()`]; anything else is a list of that one method.
-    fn from(method: &str) -> Self {
-        if method == "*" {
-            Self::any()
-        } else {
-            Self::list([method])
-        }
-    }
-}
-
-impl From<String> for AllowMethods {
-    /// `"*"` is [`AllowMethods::any()`]; anything else is a list of that one method.
-    fn from(method: String) -> Self {
-        Self::from(method.as_str())
-    }
-}
-
-impl<const N: usize> From<[&str; N]> for AllowMethods {
-    fn from(methods: [&str; N]) -> Self {
-        Self::list(methods)
-    }
-}
-
-impl From<Vec<&str>> for AllowMethods {
-    fn from(methods: Vec<&str>) -> Self {
-        Self::list(methods)
-    }
-}
-
-impl From<Vec<String>> for AllowMethods {
-    fn from(methods: Vec<String>) -> Self {
-        Self::list(methods)
-    }
-}
-
-impl From<Method> for AllowMethods {
-    fn from(method: Method) -> Self {
-        Self::list([method])
-    }
-}
-
-impl From<Vec<Method>> for AllowMethods {
-    fn from(methods: Vec<Method>) -> Self {
-        Self::list(methods)
-    }
-}
-
-impl<const N: usize> From<[Method; N]> for AllowMethods {
-    fn from(methods: [Method; N]) -> Self {
-        Self::list(methods)
-    }
-}
-
-#[cfg(feature = "serde")]
-impl<'de> serde::Deserialize<'de> for AllowMethods {
-    /// `"*"` (any), `"mirror"`, `"route"`, one method, or a list of methods.
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        Ok(
-            match crate::string_or_list::StringOrList::deserialize(deserializer)? {
-                crate::string_or_list::StringOrList::String(s) if s == "mirror" => {
-                    Self::mirror_request()
-                }
-                crate::string_or_list::StringOrList::String(s) if s == "route" => Self::route(),
-                crate::string_or_list::StringOrList::String(s) => Self::from(s),
-                crate::string_or_list::StringOrList::List(list) => Self::list(list),
-            },
-        )
-    }
-}
+list_option!(AllowMethods, Method; "mirror" => Self::mirror_request(), "route" => Self::route());
 
 #[cfg(test)]
 mod tests {

@@ -9,24 +9,23 @@ use std::time::Duration;
 
 use http::{HeaderMap, HeaderName, HeaderValue, Method, Uri};
 
-use crate::origin::{InSet, NotAnOrigin, OriginSet, parse_configured, parse_request};
-use crate::origin_error::{CredentialsToInsecure, OriginChecks, origin_error};
-use crate::origin_set::{DynamicOrigins, SetRef, unbound_set};
-
-use crate::request::OriginAnswer;
-use crate::{CorsConfigError, CorsRequest, Refusal};
+use crate::credentials::Source;
+use crate::error::CorsConfigError;
+use crate::list_option::list_option;
+use crate::origin::{OriginList, parse, parse_configured};
+use crate::origin_error::{OriginChecks, origin_error};
+use crate::origin_set::{
+    DynamicOrigins, InSet, NotAnOrigin, OriginSet, SetRef, lookup, unbound_set,
+};
+use crate::provided::ProvidedValue;
+use crate::refusal::Refusal;
+use crate::request::{CorsRequest, OriginAnswer};
 
 type Predicate = Arc<dyn Fn(&HeaderValue) -> bool + Send + Sync + 'static>;
 type RequestPredicate = Arc<dyn Fn(&HeaderValue, &CorsRequest<'_>) -> bool + Send + Sync + 'static>;
 type AsyncPredicate = Arc<dyn Fn(OriginQuery) -> LookupFuture + Send + Sync + 'static>;
 /// Makes an asynchronous predicate from the value it was declared to take.
 type Binder = Arc<dyn Fn(&(dyn Any + Send + Sync)) -> Option<AsyncPredicate> + Send + Sync>;
-
-/// A value an origin decision takes, provided by the application: see
-/// [`AllowOrigin::async_predicate_with`] and [`CorsOptions::with_values`].
-///
-/// [`CorsOptions::with_values`]: crate::CorsOptions::with_values
-pub type ProvidedValue = Arc<dyn Any + Send + Sync>;
 
 /// The error an asynchronous origin decision may fail with.
 pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
@@ -107,8 +106,11 @@ pub struct AllowOrigin {
     varying_on: Vec<String>,
     /// How long an asynchronous decision may take.
     timeout: Duration,
-    /// An [`OriginSet`](crate::OriginSet) consulted beside the list.
+    /// An [`OriginSet`] consulted beside the list.
     set: Option<SetRef>,
+    /// Whether this is [`CorsOptions::origin_fallback`](crate::CorsOptions::origin_fallback)
+    /// alone, whose origins are granted as the fallback's, not the list's.
+    fallback: bool,
 }
 
 #[derive(Clone)]
@@ -134,6 +136,7 @@ impl From<OriginSpec> for AllowOrigin {
             varying_on: Vec::new(),
             timeout: AllowOrigin::DEFAULT_TIMEOUT,
             set: None,
+            fallback: false,
         }
     }
 }
@@ -316,6 +319,7 @@ impl AllowOrigin {
             mut varying_on,
             timeout: _,
             set,
+            fallback,
         } = self;
         varying_on.extend(lookup.varying_on);
         let spec = match spec {
@@ -330,12 +334,13 @@ impl AllowOrigin {
             varying_on,
             timeout: lookup.timeout,
             set,
+            fallback,
         }
     }
 
     /// The origins of an [`OriginSet`](crate::OriginSet), which may change while requests are
     /// served: the same as `AllowOrigin::list::<_, &str>([]).and_set(set)`.
-    pub fn set(set: &crate::OriginSet) -> Self {
+    pub fn set(set: &OriginSet) -> Self {
         Self::list(Vec::<String>::new()).and_set(set)
     }
 
@@ -345,7 +350,7 @@ impl AllowOrigin {
     /// [`or_else`](Self::or_else), the lookup runs only for origins neither holds. After
     /// anything but a list, it is a configuration error of `origin`. In options files:
     /// `"origin_set": "<name>"` ([`CorsOptions::origin_set`](crate::CorsOptions::origin_set)).
-    pub fn and_set(mut self, set: &crate::OriginSet) -> Self {
+    pub fn and_set(mut self, set: &OriginSet) -> Self {
         self.set = Some(SetRef::Set(set.clone()));
         self
     }
@@ -353,6 +358,13 @@ impl AllowOrigin {
     /// This decision with the set options name, replacing any set of its own.
     pub(crate) fn with_set_ref(mut self, set: SetRef) -> Self {
         self.set = Some(set);
+        self
+    }
+
+    /// This decision as [`CorsOptions::origin_fallback`](crate::CorsOptions::origin_fallback)
+    /// alone: what it allows is the fallback's.
+    pub(crate) fn into_fallback(mut self) -> Self {
+        self.fallback = true;
         self
     }
 
@@ -478,18 +490,17 @@ impl AllowOrigin {
                         ));
                     }
                 };
-                OriginRule::SetThen(compile_set(origins, checks)?, lookup, self.timeout)
+                OriginRule::ListThen(compile_list(origins, checks)?, lookup, self.timeout)
             }
-            OriginSpec::List(origins) => OriginRule::Set(compile_set(origins, checks)?),
+            OriginSpec::List(origins) => OriginRule::List(compile_list(origins, checks)?),
         };
         let dynamic = match (&self.set, &rule) {
             (None, _) => None,
             (Some(SetRef::Named(name)), _) => return Err(unbound_set(name)),
-            (Some(SetRef::Set(set)), OriginRule::Set(_) | OriginRule::SetThen(..)) => {
+            (Some(SetRef::Set(set)), OriginRule::List(_) | OriginRule::ListThen(..)) => {
                 Some(DynamicOrigins {
                     set: set.clone(),
-                    refuse_insecure: checks.credentials_to_insecure
-                        == CredentialsToInsecure::Refused,
+                    refuse_insecure: checks.set_refuses_insecure,
                 })
             }
             (Some(SetRef::Set(_)), _) => {
@@ -508,6 +519,11 @@ impl AllowOrigin {
             allow_null,
             varying_on,
             dynamic,
+            async_source: if self.fallback {
+                Source::OriginFallback
+            } else {
+                Source::Origin
+            },
         })
     }
 }
@@ -535,12 +551,12 @@ fn unbound(type_name: &str) -> CorsConfigError {
 }
 
 /// Compiles configured origins and patterns.
-fn compile_set(
+fn compile_list(
     origins: &[String],
     checks: &OriginChecks<'_>,
-) -> Result<OriginSet, CorsConfigError> {
+) -> Result<OriginList, CorsConfigError> {
     let allow_null = checks.allow_null;
-    let mut set = OriginSet::default();
+    let mut set = OriginList::default();
     for origin in origins {
         if origin == "*" {
             return Err(CorsConfigError::new(
@@ -601,80 +617,7 @@ impl fmt::Debug for AllowOrigin {
     }
 }
 
-impl From<&str> for AllowOrigin {
-    /// `"*"` is [`AllowOrigin::any()`]; anything else is [`AllowOrigin::exact`].
-    fn from(origin: &str) -> Self {
-        if origin == "*" {
-            Self::any()
-        } else {
-            Self::exact(origin)
-        }
-    }
-}
-
-impl From<String> for AllowOrigin {
-    /// `"*"` is [`AllowOrigin::any()`]; anything else is [`AllowOrigin::exact`].
-    fn from(origin: String) -> Self {
-        if origin == "*" {
-            Self::any()
-        } else {
-            Self::exact(origin)
-        }
-    }
-}
-
-impl From<&String> for AllowOrigin {
-    fn from(origin: &String) -> Self {
-        Self::from(origin.as_str())
-    }
-}
-
-impl From<Vec<&str>> for AllowOrigin {
-    fn from(origins: Vec<&str>) -> Self {
-        Self::list(origins)
-    }
-}
-
-impl From<Vec<String>> for AllowOrigin {
-    fn from(origins: Vec<String>) -> Self {
-        Self::list(origins)
-    }
-}
-
-impl From<&[&str]> for AllowOrigin {
-    fn from(origins: &[&str]) -> Self {
-        Self::list(origins.iter().copied())
-    }
-}
-
-impl<const N: usize> From<[&str; N]> for AllowOrigin {
-    fn from(origins: [&str; N]) -> Self {
-        Self::list(origins)
-    }
-}
-
-impl<const N: usize> From<[String; N]> for AllowOrigin {
-    fn from(origins: [String; N]) -> Self {
-        Self::list(origins)
-    }
-}
-
-#[cfg(feature = "serde")]
-impl<'de> serde::Deserialize<'de> for AllowOrigin {
-    /// `"*"` (any), `"mirror"` ([`AllowOrigin::mirror_request`]), one origin or pattern, or a
-    /// list of origins and patterns.
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        Ok(
-            match crate::string_or_list::StringOrList::deserialize(deserializer)? {
-                crate::string_or_list::StringOrList::String(s) if s == "mirror" => {
-                    Self::mirror_request()
-                }
-                crate::string_or_list::StringOrList::String(s) => Self::from(s),
-                crate::string_or_list::StringOrList::List(list) => Self::list(list),
-            },
-        )
-    }
-}
+list_option!(AllowOrigin; "mirror" => Self::mirror_request());
 
 /// The answer of the asynchronous decision made for `request`; a failed or missing one refuses.
 fn answered<'a>(request: &CorsRequest<'a>) -> Result<bool, Refusal<'a>> {
@@ -706,9 +649,9 @@ pub(crate) enum OriginRule {
     Predicate(Predicate),
     RequestPredicate(RequestPredicate),
     Async(AsyncPredicate, Duration),
-    Set(OriginSet),
-    /// The set, then the asynchronous decision for the origins it does not hold.
-    SetThen(OriginSet, AsyncPredicate, Duration),
+    List(OriginList),
+    /// The list, then the asynchronous decision for the origins it does not hold.
+    ListThen(OriginList, AsyncPredicate, Duration),
 }
 
 /// A validated origin option.
@@ -720,106 +663,76 @@ pub(crate) struct CompiledOrigin {
     pub(crate) varying_on: Vec<HeaderName>,
     /// The origin set consulted beside the list.
     dynamic: Option<DynamicOrigins>,
+    /// The source of what [`OriginRule::Async`] allows.
+    async_source: Source,
+}
+
+/// An origin the rule allows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Granted<'s> {
+    /// A configured origin equal to the request's byte for byte, to reflect instead of the
+    /// request's own value (the same bytes, prebuilt).
+    pub(crate) value: Option<&'s HeaderValue>,
+    /// The option that allowed it.
+    pub(crate) source: Source,
 }
 
 impl CompiledOrigin {
-    /// Whether the list or the origin set holds a request's origin; [`InSet::Unlisted`] only
-    /// where `explain` is `false`.
-    #[inline]
-    fn in_set<'s>(
-        &self,
-        set: &'s OriginSet,
-        origin: &[u8],
-        explain: bool,
-    ) -> Result<InSet<'s>, NotAnOrigin> {
-        match &self.dynamic {
-            None if explain => set.contains(origin),
-            None => set.contains_or_unlisted(origin),
-            Some(dynamic) => dynamic.contains(set, origin),
-        }
-    }
-
     /// Whether a request's (single) `Origin` value may be reflected in
     /// `Access-Control-Allow-Origin`, and why not: `null` only with the opt-in, otherwise only
     /// a well-formed origin the rule allows. The origin is read once. A predicate that panics
     /// refuses, with the panic as the reason.
-    ///
-    /// `Ok(Some(value))`: a configured origin equal to the request's byte for byte, to reflect
-    /// instead of the request's own value (the same bytes, prebuilt).
     pub(crate) fn decide<'s, 'a>(
         &'s self,
         origin: &'a HeaderValue,
         request: &CorsRequest<'a>,
-    ) -> Result<Option<&'s HeaderValue>, Refusal<'a>> {
-        // Explained, every refusal has its reason.
-        self.decide_explained(origin, request, true)
-            .map_err(|refusal| refusal.unwrap_or(Refusal::OriginNotAllowed { origin }))
-    }
-
-    /// [`decide`](Self::decide) for a decision that keeps the origin and may work out later why
-    /// it refused it (an actual request's): an origin that a static list surely does not hold,
-    /// in any spelling, is refused without being parsed, with no reason (`Err(None)`), so that
-    /// a refused origin costs no more than an allowed one.
-    #[inline]
-    pub(crate) fn decide_unexplained<'s, 'a>(
-        &'s self,
-        origin: &'a HeaderValue,
-        request: &CorsRequest<'a>,
-    ) -> Result<Option<&'s HeaderValue>, Option<Refusal<'a>>> {
-        self.decide_explained(origin, request, false)
-    }
-
-    /// [`decide`](Self::decide), a refusal without its reason where `explain` is `false` and
-    /// the rule is a static list (not one that then asks an asynchronous decision, which
-    /// must tell a malformed origin from one to look up). Inlined into each, which knows
-    /// `explain`.
-    #[inline]
-    fn decide_explained<'s, 'a>(
-        &'s self,
-        origin: &'a HeaderValue,
-        request: &CorsRequest<'a>,
-        explain: bool,
-    ) -> Result<Option<&'s HeaderValue>, Option<Refusal<'a>>> {
+    ) -> Result<Granted<'s>, Refusal<'a>> {
         let bytes = origin.as_bytes();
+        let granted = |source| Granted {
+            value: None,
+            source,
+        };
         if bytes == b"null" {
             return if self.allow_null {
-                Ok(None)
+                Ok(granted(Source::Origin))
             } else {
-                Err(Some(Refusal::NullOriginNotEnabled))
+                Err(Refusal::NullOriginNotEnabled)
             };
         }
-        let explain = explain || !matches!(self.rule, OriginRule::Set(_));
-        let allowed = match &self.rule {
-            OriginRule::Set(set) | OriginRule::SetThen(set, ..) => {
-                match self.in_set(set, bytes, explain) {
-                    Ok(InSet::Exact(configured)) => return Ok(Some(configured)),
-                    Ok(InSet::Spelled) => true,
-                    Ok(InSet::No) if matches!(self.rule, OriginRule::SetThen(..)) => {
-                        answered(request)?
+        let (allowed, source) = match &self.rule {
+            OriginRule::List(list) | OriginRule::ListThen(list, ..) => {
+                match lookup(list, self.dynamic.as_ref(), bytes) {
+                    Ok(InSet::Exact(configured)) => {
+                        return Ok(Granted {
+                            value: Some(configured),
+                            source: Source::Origin,
+                        });
                     }
-                    Ok(InSet::No) => false,
-                    Ok(InSet::Unlisted) => return Err(None),
-                    Err(NotAnOrigin) => return Err(Some(Refusal::MalformedOrigin { origin })),
+                    Ok(InSet::Spelled) => (true, Source::Origin),
+                    Ok(InSet::InOriginSet) => (true, Source::OriginSet),
+                    Ok(InSet::No) if matches!(self.rule, OriginRule::ListThen(..)) => {
+                        (answered(request)?, Source::OriginFallback)
+                    }
+                    Ok(InSet::No) => (false, Source::Origin),
+                    Err(NotAnOrigin) => return Err(Refusal::MalformedOrigin { origin }),
                 }
             }
-            _ if parse_request(bytes).is_none() => {
-                return Err(Some(Refusal::MalformedOrigin { origin }));
-            }
-            OriginRule::Any | OriginRule::Mirror => true,
-            OriginRule::Predicate(f) => predicate(|| f(origin))?,
-            OriginRule::RequestPredicate(f) => predicate(|| f(origin, request))?,
-            OriginRule::Async(..) => answered(request)?,
+            _ if parse(bytes).is_err() => return Err(Refusal::MalformedOrigin { origin }),
+            OriginRule::Any | OriginRule::Mirror => (true, Source::Origin),
+            OriginRule::Predicate(f) => (predicate(|| f(origin))?, Source::Origin),
+            OriginRule::RequestPredicate(f) => (predicate(|| f(origin, request))?, Source::Origin),
+            OriginRule::Async(..) => (answered(request)?, self.async_source),
         };
         if allowed {
-            Ok(None)
+            Ok(granted(source))
         } else {
-            Err(Some(Refusal::OriginNotAllowed { origin }))
+            Err(Refusal::OriginNotAllowed { origin })
         }
     }
 
     /// Whether the rule decides asynchronously.
     pub(crate) fn is_async(&self) -> bool {
-        matches!(self.rule, OriginRule::Async(..) | OriginRule::SetThen(..))
+        matches!(self.rule, OriginRule::Async(..) | OriginRule::ListThen(..))
     }
 
     /// The asynchronous decision to make for `request`, if the rule has one and the request
@@ -829,8 +742,8 @@ impl CompiledOrigin {
         let (f, timeout) = match &self.rule {
             OriginRule::Async(f, timeout) => (f, timeout),
             // A listed origin is answered without the lookup.
-            OriginRule::SetThen(set, f, timeout)
-                if self.in_set(set, origin.as_bytes(), true) == Ok(InSet::No) =>
+            OriginRule::ListThen(list, f, timeout)
+                if lookup(list, self.dynamic.as_ref(), origin.as_bytes()) == Ok(InSet::No) =>
             {
                 (f, timeout)
             }
@@ -838,7 +751,7 @@ impl CompiledOrigin {
         };
         if request.origin_answer().is_some()
             || origin.as_bytes() == b"null"
-            || parse_request(origin.as_bytes()).is_none()
+            || parse(origin.as_bytes()).is_err()
         {
             return None;
         }
@@ -863,8 +776,8 @@ impl fmt::Debug for CompiledOrigin {
             OriginRule::Predicate(_) => &"Predicate(..)",
             OriginRule::RequestPredicate(_) => &"RequestPredicate(..)",
             OriginRule::Async(..) => &"AsyncPredicate(..)",
-            OriginRule::Set(set) => set,
-            OriginRule::SetThen(set, ..) => set,
+            OriginRule::List(set) => set,
+            OriginRule::ListThen(set, ..) => set,
         };
         f.debug_struct("CompiledOrigin")
             .field("rule", rule)
@@ -877,7 +790,7 @@ impl fmt::Debug for CompiledOrigin {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::origin_error::suggested_origin;
+    use crate::origin_error::{CredentialsToInsecure, suggested_origin};
     use crate::public_suffix::OwnedSuffixes;
 
     fn checks(allow_null: bool) -> OriginChecks<'static> {
@@ -886,6 +799,7 @@ mod tests {
             allow_null,
             owned_suffixes: &NONE_OWNED,
             credentials_to_insecure: CredentialsToInsecure::NoCredentials,
+            set_refuses_insecure: false,
         }
     }
 
@@ -946,11 +860,17 @@ mod tests {
         );
         let configured = set.decide(&value("https://a.com"), &request).unwrap();
         assert_eq!(
-            configured,
+            configured.value,
             Some(&value("https://a.com")),
             "reflected as configured"
         );
-        assert_eq!(set.decide(&value("HTTPS://A.com:443"), &request), Ok(None));
+        assert_eq!(
+            set.decide(&value("HTTPS://A.com:443"), &request),
+            Ok(Granted {
+                value: None,
+                source: Source::Origin
+            })
+        );
     }
 
     #[test]

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use http::HeaderValue;
 
-use crate::CorsConfigError;
+use crate::error::CorsConfigError;
 use crate::header_list::is_token_byte;
 
 /// The [`Cache-Control`](https://developer.mozilla.org/en-US/docs/Web/HTTP/Headers/Cache-Control)

@@ -4,11 +4,11 @@
 
 use http::{HeaderValue, Method};
 
-use crate::CorsConfigError;
+use crate::error::CorsConfigError;
 
-use crate::Refusal;
 use crate::header::SEC_FETCH_SITE;
 use crate::origin::names_host;
+use crate::refusal::Refusal;
 use crate::request::{CorsRequest, Lines};
 
 /// Decides on `request` as [`CorsPolicy::cross_origin`](crate::CorsPolicy::cross_origin)

@@ -2,8 +2,9 @@
 
 use http::{HeaderName, HeaderValue};
 
-use crate::CorsConfigError;
+use crate::error::CorsConfigError;
 use crate::header_list;
+use crate::list_option::list_option;
 
 /// Which response headers scripts may read beyond the CORS-safelisted ones: the
 /// [`Access-Control-Expose-Headers`](https://developer.mozilla.org/en-US/docs/Web/HTTP/Headers/Access-Control-Expose-Headers)
@@ -69,72 +70,7 @@ impl ExposeHeaders {
     }
 }
 
-impl From<&str> for ExposeHeaders {
-    /// `"*"` is [`ExposeHeaders::any()`]; anything else is a list of that one header.
-    fn from(header: &str) -> Self {
-        if header == "*" {
-            Self::any()
-        } else {
-            Self::list([header])
-        }
-    }
-}
-
-impl From<String> for ExposeHeaders {
-    /// `"*"` is [`ExposeHeaders::any()`]; anything else is a list of that one header.
-    fn from(header: String) -> Self {
-        Self::from(header.as_str())
-    }
-}
-
-impl<const N: usize> From<[&str; N]> for ExposeHeaders {
-    fn from(headers: [&str; N]) -> Self {
-        Self::list(headers)
-    }
-}
-
-impl From<Vec<&str>> for ExposeHeaders {
-    fn from(headers: Vec<&str>) -> Self {
-        Self::list(headers)
-    }
-}
-
-impl From<Vec<String>> for ExposeHeaders {
-    fn from(headers: Vec<String>) -> Self {
-        Self::list(headers)
-    }
-}
-
-impl From<HeaderName> for ExposeHeaders {
-    fn from(header: HeaderName) -> Self {
-        Self::list([header])
-    }
-}
-
-impl<const N: usize> From<[HeaderName; N]> for ExposeHeaders {
-    fn from(headers: [HeaderName; N]) -> Self {
-        Self::list(headers)
-    }
-}
-
-impl From<Vec<HeaderName>> for ExposeHeaders {
-    fn from(headers: Vec<HeaderName>) -> Self {
-        Self::list(headers)
-    }
-}
-
-#[cfg(feature = "serde")]
-impl<'de> serde::Deserialize<'de> for ExposeHeaders {
-    /// `"*"` (any), one header name, or a list of header names.
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        Ok(
-            match crate::string_or_list::StringOrList::deserialize(deserializer)? {
-                crate::string_or_list::StringOrList::String(s) => Self::from(s),
-                crate::string_or_list::StringOrList::List(list) => Self::list(list),
-            },
-        )
-    }
-}
+list_option!(ExposeHeaders, HeaderName;);
 
 #[cfg(test)]
 mod tests {

@@ -1,6 +1,6 @@
-//! Header names the [`http`] crate does not define.
+//! Header names the [`http`] crate does not define, and the values several decisions write.
 
-use http::HeaderName;
+use http::{HeaderName, HeaderValue};
 
 /// [`Access-Control-Request-Private-Network`](https://wicg.github.io/private-network-access/#headers):
 /// sent by Chromium on preflights to a more private network.
@@ -17,3 +17,10 @@ pub const ACCESS_CONTROL_ALLOW_PRIVATE_NETWORK: HeaderName =
 /// or `none` for a user's own navigation), sent by every current browser; read by
 /// [`CorsPolicy::cross_origin`](crate::CorsPolicy::cross_origin).
 pub const SEC_FETCH_SITE: HeaderName = HeaderName::from_static("sec-fetch-site");
+
+/// `Access-Control-Allow-Origin: *`.
+pub(crate) const STAR: HeaderValue = HeaderValue::from_static("*");
+/// `true`, of `Access-Control-Allow-Credentials` and `-Allow-Private-Network`.
+pub(crate) const TRUE: HeaderValue = HeaderValue::from_static("true");
+/// `Cache-Control: no-store`, of a refused preflight when a granted one is cacheable.
+pub(crate) const NO_STORE: HeaderValue = HeaderValue::from_static("no-store");

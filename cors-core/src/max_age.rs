@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use http::HeaderValue;
 
-use crate::CorsConfigError;
+use crate::error::CorsConfigError;
 
 /// How long a browser may cache a preflight answer: the
 /// [`Access-Control-Max-Age`](https://developer.mozilla.org/en-US/docs/Web/HTTP/Headers/Access-Control-Max-Age)

@@ -2,10 +2,14 @@
 
 use std::any::TypeId;
 
-use crate::allow_origin::ProvidedValue;
-use crate::{
-    AllowHeaders, AllowMethods, AllowOrigin, ExposeHeaders, MaxAge, PreflightCacheControl,
-};
+use crate::allow_headers::AllowHeaders;
+use crate::allow_methods::AllowMethods;
+use crate::allow_origin::AllowOrigin;
+use crate::cache_control::PreflightCacheControl;
+use crate::credentials::Credentials;
+use crate::expose_headers::ExposeHeaders;
+use crate::max_age::MaxAge;
+use crate::provided::ProvidedValue;
 
 /// CORS options, as a user writes them.
 ///
@@ -78,7 +82,7 @@ pub struct CorsOptions {
     pub(crate) methods: Option<AllowMethods>,
     pub(crate) allow_headers: Option<AllowHeaders>,
     pub(crate) expose_headers: Option<ExposeHeaders>,
-    pub(crate) credentials: Option<bool>,
+    pub(crate) credentials: Option<Credentials>,
     pub(crate) max_age: Option<MaxAge>,
     pub(crate) preflight_cache_control: Option<PreflightCacheControl>,
     pub(crate) private_network: Option<bool>,
@@ -95,6 +99,35 @@ pub struct CorsOptions {
     pub(crate) origin_set: Option<crate::origin_set::SetRef>,
     #[cfg_attr(feature = "serde", serde(skip))]
     pub(crate) origin_fallback: Option<AllowOrigin>,
+}
+
+/// Calls `$then!` with the name of every field of [`CorsOptions`]: [`CorsOptions::merge`]
+/// builds the struct from the list, so the list cannot leave one out.
+macro_rules! every_field {
+    ($then:ident) => {
+        $then!(
+            origin,
+            methods,
+            allow_headers,
+            expose_headers,
+            credentials,
+            max_age,
+            preflight_cache_control,
+            private_network,
+            allow_null_origin,
+            preflight_status,
+            rejected_preflight,
+            enabled,
+            preflight_passthrough,
+            owned_public_suffixes,
+            dangerously_allow_insecure_origins,
+            protect_cross_origin,
+            cross_origin_bypass,
+            check_websocket_origin,
+            origin_set,
+            origin_fallback
+        )
+    };
 }
 
 impl CorsOptions {
@@ -134,12 +167,17 @@ impl CorsOptions {
     }
 
     /// Whether credentialed requests (cookies, HTTP authentication) may read responses
-    /// ([`Access-Control-Allow-Credentials`](https://developer.mozilla.org/en-US/docs/Web/HTTP/Headers/Access-Control-Allow-Credentials)).
-    /// Cannot be combined with any origin (`*`), nor with `*` for methods or headers, nor with
-    /// plain-HTTP origins other than loopback unless
+    /// ([`Access-Control-Allow-Credentials`](https://developer.mozilla.org/en-US/docs/Web/HTTP/Headers/Access-Control-Allow-Credentials)):
+    /// `true` or `false` for every allowed origin, or a [`Credentials`] that chooses by the
+    /// option that allowed the origin, e.g. the first-party list but not the tenants'
+    /// [`OriginSet`](crate::OriginSet): `Credentials::by_source().origin(true)`, in files
+    /// `"credentials": {"origin": true, "origin_set": false}`. Credentials for any origin
+    /// (`*`) are a configuration error of `credentials`; with credentials for any source,
+    /// so is `*` for methods or headers, and a plain-HTTP origin other than loopback in a
+    /// source that gets them, unless
     /// [`dangerously_allow_insecure_origins(true)`](Self::dangerously_allow_insecure_origins).
-    pub fn credentials(mut self, allow: bool) -> Self {
-        self.credentials = Some(allow);
+    pub fn credentials(mut self, credentials: impl Into<Credentials>) -> Self {
+        self.credentials = Some(credentials.into());
         self
     }
 
@@ -379,7 +417,7 @@ impl CorsOptions {
     /// assert!(CorsPolicy::from_options(&in_code).is_ok());
     /// # }
     /// ```
-    pub fn origin_set(mut self, set: &crate::OriginSet) -> Self {
+    pub fn origin_set(mut self, set: &crate::origin_set::OriginSet) -> Self {
         self.origin_set = Some(crate::origin_set::SetRef::Set(set.clone()));
         self
     }
@@ -398,7 +436,7 @@ impl CorsOptions {
         };
         match (origin, &self.origin_fallback) {
             (origin, None) => origin.unwrap_or_default(),
-            (None, Some(lookup)) => lookup.clone(),
+            (None, Some(lookup)) => lookup.clone().into_fallback(),
             (Some(origin), Some(lookup)) => origin.or_else(lookup.clone()),
         }
     }
@@ -408,7 +446,7 @@ impl CorsOptions {
     pub fn needed_values(&self) -> Vec<(TypeId, &'static str)> {
         let set = match &self.origin_set {
             Some(crate::origin_set::SetRef::Named(_)) => {
-                Some((TypeId::of::<crate::OriginSet>(), "OriginSet"))
+                Some((TypeId::of::<crate::origin_set::OriginSet>(), "OriginSet"))
             }
             _ => None,
         };
@@ -426,14 +464,14 @@ impl CorsOptions {
     pub fn with_values(
         &self,
         values: impl Fn(TypeId) -> Option<ProvidedValue>,
-    ) -> Result<CorsOptions, crate::CorsConfigError> {
+    ) -> Result<CorsOptions, crate::error::CorsConfigError> {
         let bind = |origin: &Option<AllowOrigin>| {
             origin
                 .as_ref()
                 .map(|origin| origin.with_value(&values))
                 .transpose()
                 .map_err(|type_name| {
-                    crate::CorsConfigError::new(
+                    crate::error::CorsConfigError::new(
                         "origin",
                         None,
                         format!("the origin decision takes a `{type_name}`, and none is provided"),
@@ -563,52 +601,14 @@ impl CorsOptions {
     /// );
     /// ```
     pub fn merge(&self, more_specific: &CorsOptions) -> CorsOptions {
-        fn pick<T: Clone>(general: &Option<T>, specific: &Option<T>) -> Option<T> {
-            specific.as_ref().or(general.as_ref()).cloned()
+        macro_rules! merged {
+            ($($field:ident),*) => {
+                CorsOptions {
+                    $($field: more_specific.$field.as_ref().or(self.$field.as_ref()).cloned()),*
+                }
+            };
         }
-        CorsOptions {
-            origin: pick(&self.origin, &more_specific.origin),
-            methods: pick(&self.methods, &more_specific.methods),
-            allow_headers: pick(&self.allow_headers, &more_specific.allow_headers),
-            expose_headers: pick(&self.expose_headers, &more_specific.expose_headers),
-            credentials: pick(&self.credentials, &more_specific.credentials),
-            max_age: pick(&self.max_age, &more_specific.max_age),
-            preflight_cache_control: pick(
-                &self.preflight_cache_control,
-                &more_specific.preflight_cache_control,
-            ),
-            private_network: pick(&self.private_network, &more_specific.private_network),
-            allow_null_origin: pick(&self.allow_null_origin, &more_specific.allow_null_origin),
-            preflight_status: pick(&self.preflight_status, &more_specific.preflight_status),
-            rejected_preflight: pick(&self.rejected_preflight, &more_specific.rejected_preflight),
-            enabled: pick(&self.enabled, &more_specific.enabled),
-            preflight_passthrough: pick(
-                &self.preflight_passthrough,
-                &more_specific.preflight_passthrough,
-            ),
-            owned_public_suffixes: pick(
-                &self.owned_public_suffixes,
-                &more_specific.owned_public_suffixes,
-            ),
-            dangerously_allow_insecure_origins: pick(
-                &self.dangerously_allow_insecure_origins,
-                &more_specific.dangerously_allow_insecure_origins,
-            ),
-            protect_cross_origin: pick(
-                &self.protect_cross_origin,
-                &more_specific.protect_cross_origin,
-            ),
-            cross_origin_bypass: pick(
-                &self.cross_origin_bypass,
-                &more_specific.cross_origin_bypass,
-            ),
-            check_websocket_origin: pick(
-                &self.check_websocket_origin,
-                &more_specific.check_websocket_origin,
-            ),
-            origin_set: pick(&self.origin_set, &more_specific.origin_set),
-            origin_fallback: pick(&self.origin_fallback, &more_specific.origin_fallback),
-        }
+        every_field!(merged)
     }
 
     /// Whether `replacement` may take the place of these options (the options in force) at
@@ -650,7 +650,10 @@ impl CorsOptions {
     /// assert_eq!(in_force.replaceable_by(&CorsOptions::new()).unwrap_err().field(), "origin");
     /// assert!(in_force.replaceable_by(&CorsOptions::new().origin("https://app.example")).is_ok());
     /// ```
-    pub fn replaceable_by(&self, replacement: &CorsOptions) -> Result<(), crate::CorsConfigError> {
+    pub fn replaceable_by(
+        &self,
+        replacement: &CorsOptions,
+    ) -> Result<(), crate::error::CorsConfigError> {
         // Every source that decides origins counts: the list, the set and the lookup. Options
         // with none of them allow any origin (`*`), so a replacement that keeps none of them
         // widens options that had one, whichever it was.
@@ -715,53 +718,17 @@ impl CorsOptions {
                 "; `{field}` is left out too: {effect}; to mean that, set it (`{meant}`)"
             ));
         }
-        Err(crate::CorsConfigError::new(field, None, message))
+        Err(crate::error::CorsConfigError::new(field, None, message))
     }
 
     /// Whether no field is set.
     pub fn is_empty(&self) -> bool {
-        let CorsOptions {
-            origin,
-            methods,
-            allow_headers,
-            expose_headers,
-            credentials,
-            max_age,
-            preflight_cache_control,
-            private_network,
-            allow_null_origin,
-            preflight_status,
-            rejected_preflight,
-            enabled,
-            preflight_passthrough,
-            owned_public_suffixes,
-            dangerously_allow_insecure_origins,
-            protect_cross_origin,
-            cross_origin_bypass,
-            check_websocket_origin,
-            origin_set,
-            origin_fallback,
-        } = self;
-        origin.is_none()
-            && methods.is_none()
-            && allow_headers.is_none()
-            && expose_headers.is_none()
-            && credentials.is_none()
-            && max_age.is_none()
-            && preflight_cache_control.is_none()
-            && private_network.is_none()
-            && allow_null_origin.is_none()
-            && preflight_status.is_none()
-            && rejected_preflight.is_none()
-            && enabled.is_none()
-            && preflight_passthrough.is_none()
-            && owned_public_suffixes.is_none()
-            && dangerously_allow_insecure_origins.is_none()
-            && protect_cross_origin.is_none()
-            && cross_origin_bypass.is_none()
-            && check_websocket_origin.is_none()
-            && origin_set.is_none()
-            && origin_fallback.is_none()
+        macro_rules! unset {
+            ($($field:ident),*) => {
+                $(self.$field.is_none())&&*
+            };
+        }
+        every_field!(unset)
     }
 }
 
@@ -799,13 +766,13 @@ impl PreflightStatus {
         self.0
     }
 
-    pub(crate) fn compile(self) -> Result<http::StatusCode, crate::CorsConfigError> {
+    pub(crate) fn compile(self) -> Result<http::StatusCode, crate::error::CorsConfigError> {
         u16::try_from(self.0)
             .ok()
             .and_then(|code| http::StatusCode::from_u16(code).ok())
             .filter(http::StatusCode::is_success)
             .ok_or_else(|| {
-                crate::CorsConfigError::new(
+                crate::error::CorsConfigError::new(
                     "preflight_status",
                     Some(&self.0.to_string()),
                     format!(
@@ -919,7 +886,7 @@ mod tests {
         let general = CorsOptions::new().origin("https://a.com").credentials(true);
         let specific = CorsOptions::new().credentials(false);
         let merged = general.merge(&specific);
-        assert_eq!(merged.credentials, Some(false));
+        assert_eq!(merged.credentials, Some(Credentials::from(false)));
         assert!(merged.origin.is_some());
         assert!(merged.max_age.is_none());
         assert!(CorsOptions::new().merge(&CorsOptions::new()).is_empty());

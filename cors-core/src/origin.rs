@@ -1,13 +1,12 @@
-//! Parsing, normalising and matching serialized origins (`scheme://host[:port]`).
+//! Serialized origins (`scheme://host[:port]`): the one parser, for configured origins and
+//! requests' alike; configured patterns; and the list of configured origins a policy matches.
 //!
 //! Configured origins are parsed once, when a policy is compiled, and stored normalised: scheme
-//! and host lowercase, the default port (`:443` for `https`, `:80` for `http`) dropped. A request's
-//! `Origin` is parsed the same way into a stack buffer, so comparing it never allocates.
+//! and host lowercase, the default port (`:443` for `https`, `:80` for `http`) dropped. A
+//! request's `Origin` is looked up as sent (browsers send it normalised), and only otherwise
+//! parsed and normalised into a stack buffer, so matching it never allocates.
 
-use std::borrow::Borrow;
-use std::collections::HashSet;
-use std::hash::{BuildHasherDefault, Hash, Hasher};
-
+use hashbrown::HashMap;
 use http::HeaderValue;
 
 /// Longest `Origin` value considered. Real origins are far shorter (a DNS name is at most 253
@@ -34,17 +33,8 @@ pub(crate) struct ParsedOrigin<'a> {
     pub(crate) host: &'a [u8],
     /// `None` when absent or equal to the scheme's default port.
     pub(crate) port: Option<u16>,
-    /// The input, when it is already in normalised form (as browsers send it): then it is
-    /// looked up as is, without copying.
+    /// The input, when it is already in normalised form (as browsers send it).
     pub(crate) canonical: Option<&'a [u8]>,
-}
-
-fn is_scheme_byte(b: u8) -> bool {
-    BYTE_CLASS[usize::from(b)] & SCHEME != 0
-}
-
-fn is_host_byte(b: u8) -> bool {
-    BYTE_CLASS[usize::from(b)] & HOST != 0
 }
 
 /// Bytes of a scheme, in [`BYTE_CLASS`].
@@ -85,15 +75,17 @@ fn default_port(scheme: &[u8]) -> Option<u16> {
     }
 }
 
-/// [`parse`] in one pass, for request origins: the same answer, without the error kind (which
-/// only configuration messages need). `tests::fast_parse_agrees` checks they agree.
-pub(crate) fn parse_request(input: &[u8]) -> Option<ParsedOrigin<'_>> {
-    if input.len() > MAX_ORIGIN_LEN || !input.first()?.is_ascii_alphabetic() {
-        return None;
+/// Parses `scheme://host[:port]` in one pass, refusing anything a browser would not send as an
+/// `Origin`: the parser of configured origins and of requests' alike.
+pub(crate) fn parse(input: &[u8]) -> Result<ParsedOrigin<'_>, OriginSyntaxError> {
+    if input.len() > MAX_ORIGIN_LEN {
+        return Err(OriginSyntaxError::TooLong);
+    }
+    if !input.first().is_some_and(u8::is_ascii_alphabetic) {
+        return Err(OriginSyntaxError::NotAnOrigin);
     }
     // Every byte's classes, or-ed: an uppercase letter anywhere makes the spelling not canonical.
     let mut seen = 0u8;
-    // Scheme: a letter, then letters, digits, `+`, `-`, `.`; it ends at the `:` of `://`.
     // Browsers send `https` and `http` lowercase: those are known without a look at each byte.
     let mut i = if input.starts_with(b"https:") {
         5
@@ -107,38 +99,54 @@ pub(crate) fn parse_request(input: &[u8]) -> Option<ParsedOrigin<'_>> {
         i += 1;
     }
     let scheme = &input[..i];
-    let rest = input[i..].strip_prefix(b"://")?;
+    let rest = input[i..]
+        .strip_prefix(b"://")
+        .ok_or(OriginSyntaxError::NotAnOrigin)?;
     let host_len = if rest.first() == Some(&b'[') {
-        let len = ipv6_len(rest)?;
-        if rest[..len].iter().any(u8::is_ascii_uppercase) {
-            seen |= UPPER;
-        }
-        len
-    } else {
-        let (len, classes) = name_len(rest)?;
-        seen |= classes;
-        len
-    };
-    let (host, port_part) = rest.split_at(host_len);
-    let (port, canonical_port) = match port_part {
-        [] => (None, true),
-        [b':', digits @ ..] => {
-            let value = port_number(digits)?;
-            if default_port(scheme) == Some(value) {
-                (None, false)
-            } else {
-                (Some(value), digits[0] != b'0')
+        ipv6_len(rest).inspect(|&len| {
+            if rest[..len].iter().any(u8::is_ascii_uppercase) {
+                seen |= UPPER;
             }
-        }
-        _ => return None,
+        })
+    } else {
+        name_len(rest).map(|(len, classes)| {
+            seen |= classes;
+            len
+        })
     };
-    let uppercase = seen & UPPER != 0;
-    Some(ParsedOrigin {
+    let host_len = host_len.ok_or_else(|| authority_error(rest, false))?;
+    let (host, after) = rest.split_at(host_len);
+    let (port, canonical_port) = match after {
+        [] => (None, true),
+        [b':', digits @ ..] => match port_number(digits) {
+            Some(value) if default_port(scheme) == Some(value) => (None, false),
+            Some(value) => (Some(value), digits[0] != b'0'),
+            None => return Err(authority_error(rest, true)),
+        },
+        _ => return Err(authority_error(rest, false)),
+    };
+    Ok(ParsedOrigin {
         scheme,
         host,
         port,
-        canonical: (canonical_port && !uppercase).then_some(input),
+        canonical: (canonical_port && seen & UPPER == 0).then_some(input),
     })
+}
+
+/// Why the authority that starts `rest` is not an origin's, parsing having stopped in its port
+/// (`in_port`) or its host: whatever follows the authority, or user information, first, as the
+/// fix is to remove them.
+#[cold]
+fn authority_error(rest: &[u8], in_port: bool) -> OriginSyntaxError {
+    let end = rest.iter().position(|&b| matches!(b, b'/' | b'?' | b'#'));
+    match end.map(|at| rest[at]) {
+        Some(b'/') => OriginSyntaxError::Path,
+        Some(_) => OriginSyntaxError::QueryOrFragment,
+        None if rest.contains(&b'@') => OriginSyntaxError::Userinfo,
+        None if in_port => OriginSyntaxError::InvalidPort,
+        None if matches!(rest.first(), None | Some(b':')) => OriginSyntaxError::EmptyHost,
+        None => OriginSyntaxError::InvalidHost,
+    }
 }
 
 /// The length of the IPv6 address in brackets that starts `rest`: hex digits, `:` and `.`.
@@ -182,141 +190,36 @@ fn port_number(digits: &[u8]) -> Option<u16> {
     u16::try_from(value).ok().filter(|&v| v != 0)
 }
 
-/// The host of a configured origin's authority, checked, and what follows it (`:port` or
-/// nothing).
-fn split_host(authority: &[u8]) -> Result<(&[u8], &[u8]), OriginSyntaxError> {
-    if authority.first() == Some(&b'[') {
-        let close = authority
-            .iter()
-            .position(|&b| b == b']')
-            .ok_or(OriginSyntaxError::InvalidHost)?;
-        let inner = &authority[1..close];
-        if inner.is_empty()
-            || !inner
-                .iter()
-                .all(|&b| b.is_ascii_hexdigit() || b == b':' || b == b'.')
-        {
-            return Err(OriginSyntaxError::InvalidHost);
-        }
-        return Ok((&authority[..=close], &authority[close + 1..]));
-    }
-    let colon = authority
-        .iter()
-        .position(|&b| b == b':')
-        .unwrap_or(authority.len());
-    let host = &authority[..colon];
-    if host.is_empty() {
-        return Err(OriginSyntaxError::EmptyHost);
-    }
-    if !host
-        .split(|&b| b == b'.')
-        .all(|label| !label.is_empty() && label.iter().all(|&b| is_host_byte(b)))
-    {
-        return Err(OriginSyntaxError::InvalidHost);
-    }
-    Ok((host, &authority[colon..]))
-}
-
-/// Parses `scheme://host[:port]`, rejecting anything a browser would not send as an `Origin`.
-pub(crate) fn parse(input: &[u8]) -> Result<ParsedOrigin<'_>, OriginSyntaxError> {
-    if input.len() > MAX_ORIGIN_LEN {
-        return Err(OriginSyntaxError::TooLong);
-    }
-    // A scheme has no `:`, so the first one ends it.
-    let sep = input
-        .iter()
-        .position(|&b| b == b':')
-        .filter(|&colon| input[colon..].starts_with(b"://"))
-        .ok_or(OriginSyntaxError::NotAnOrigin)?;
-    let scheme = &input[..sep];
-    match scheme.split_first() {
-        Some((first, rest))
-            if first.is_ascii_alphabetic() && rest.iter().all(|&b| is_scheme_byte(b)) => {}
-        _ => return Err(OriginSyntaxError::NotAnOrigin),
-    }
-    let rest = &input[sep + 3..];
-    let authority_end = rest
-        .iter()
-        .position(|&b| matches!(b, b'/' | b'?' | b'#'))
-        .unwrap_or(rest.len());
-    let authority = &rest[..authority_end];
-    match rest.get(authority_end) {
-        Some(b'/') => return Err(OriginSyntaxError::Path),
-        Some(_) => return Err(OriginSyntaxError::QueryOrFragment),
-        None => {}
-    }
-    if authority.contains(&b'@') {
-        return Err(OriginSyntaxError::Userinfo);
-    }
-    let (host, port_part) = split_host(authority)?;
-    let port = match port_part.split_first() {
-        None => None,
-        Some((b':', digits)) => {
-            let value = port_number(digits).ok_or(OriginSyntaxError::InvalidPort)?;
-            if default_port(scheme) == Some(value) {
-                None
-            } else {
-                Some(value)
-            }
-        }
-        Some(_) => return Err(OriginSyntaxError::InvalidHost),
-    };
-    // Normalised: lowercase, and a port written only when not the default, without leading zeros.
-    let canonical_port = match port_part.get(1) {
-        None => true,
-        Some(&first) => port.is_some() && first != b'0',
-    };
-    let canonical = (canonical_port && !input.iter().any(u8::is_ascii_uppercase)).then_some(input);
-    Ok(ParsedOrigin {
-        scheme,
-        host,
-        port,
-        canonical,
-    })
-}
-
 impl ParsedOrigin<'_> {
     /// Writes the normalised form (`scheme://host[:port]`, lowercase, default port dropped) into
-    /// `buf` and returns it, or `None` if it does not fit.
+    /// `buf` and returns it.
     pub(crate) fn normalize_into<'b>(&self, buf: &'b mut [u8; MAX_ORIGIN_LEN]) -> Option<&'b [u8]> {
+        let mut port = [0u8; 6];
+        let port = match self.port {
+            Some(value) => {
+                let mut w = &mut port[..];
+                std::io::Write::write_fmt(&mut w, format_args!(":{value}")).ok()?;
+                let left = w.len();
+                &port[..6 - left]
+            }
+            None => &[][..],
+        };
         let mut len = 0;
-        let mut push = |bytes: &[u8], buf: &mut [u8; MAX_ORIGIN_LEN]| -> Option<()> {
-            let end = len + bytes.len();
-            let dest = buf.get_mut(len..end)?;
-            for (d, s) in dest.iter_mut().zip(bytes) {
+        for part in [self.scheme, b"://", self.host, port] {
+            let dest = buf.get_mut(len..len + part.len())?;
+            for (d, s) in dest.iter_mut().zip(part) {
                 *d = s.to_ascii_lowercase();
             }
-            len = end;
-            Some(())
-        };
-        push(self.scheme, buf)?;
-        push(b"://", buf)?;
-        push(self.host, buf)?;
-        if let Some(port) = self.port {
-            let mut digits = [0u8; 6];
-            digits[0] = b':';
-            let mut n = port;
-            let mut count = 0;
-            loop {
-                count += 1;
-                n /= 10;
-                if n == 0 {
-                    break;
-                }
-            }
-            let mut n = port;
-            for i in (1..=count).rev() {
-                digits[i] = b'0' + (n % 10) as u8;
-                n /= 10;
-            }
-            push(&digits[..=count], buf)?;
+            len += part.len();
         }
         Some(&buf[..len])
     }
 
-    fn to_normalized_vec(self) -> Option<Box<[u8]>> {
-        let mut buf = [0u8; MAX_ORIGIN_LEN];
-        self.normalize_into(&mut buf).map(Box::from)
+    /// Whether it is plain HTTP outside the loopback interface: one a network attacker can
+    /// impersonate.
+    pub(crate) fn is_insecure(&self) -> bool {
+        self.scheme.eq_ignore_ascii_case(b"http")
+            && !is_loopback_host(&self.host.to_ascii_lowercase())
     }
 }
 
@@ -326,7 +229,7 @@ impl ParsedOrigin<'_> {
 /// equal to none. The schemes are not compared: the server's own is often unknown, TLS
 /// ending at a proxy. `null` and malformed origins name no host.
 pub(crate) fn names_host(origin: &[u8], host: &[u8]) -> bool {
-    let Some(origin) = parse_request(origin) else {
+    let Ok(origin) = parse(origin) else {
         return false;
     };
     let host_end = match host.first() {
@@ -408,6 +311,15 @@ impl OriginPattern {
                 }
             }
     }
+
+    /// Whether it allows a plain-HTTP origin that is not on the loopback interface.
+    pub(crate) fn is_insecure(&self) -> bool {
+        *self.scheme == *b"http"
+            && match &self.host {
+                HostPattern::Exact(host) => !is_loopback_host(host),
+                HostPattern::Subdomains(suffix) => !is_loopback_host(&suffix[1..]),
+            }
+    }
 }
 
 /// Why a configured origin or pattern is rejected.
@@ -424,7 +336,7 @@ pub(crate) enum OriginConfigError {
     WildcardInPort,
 }
 
-/// A configured origin: exact or a wildcard pattern.
+/// A configured origin: exact (normalised) or a wildcard pattern.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum ConfiguredOrigin {
     Exact(Box<[u8]>),
@@ -436,16 +348,8 @@ impl ConfiguredOrigin {
     /// network attacker can impersonate.
     pub(crate) fn is_insecure(&self) -> bool {
         match self {
-            ConfiguredOrigin::Exact(origin) => {
-                parse(origin).is_ok_and(|o| o.scheme == b"http" && !is_loopback_host(o.host))
-            }
-            ConfiguredOrigin::Pattern(pattern) => {
-                *pattern.scheme == *b"http"
-                    && match &pattern.host {
-                        HostPattern::Exact(host) => !is_loopback_host(host),
-                        HostPattern::Subdomains(suffix) => !is_loopback_host(&suffix[1..]),
-                    }
-            }
+            ConfiguredOrigin::Exact(origin) => parse(origin).is_ok_and(|o| o.is_insecure()),
+            ConfiguredOrigin::Pattern(pattern) => pattern.is_insecure(),
         }
     }
 }
@@ -470,59 +374,63 @@ pub(crate) fn is_loopback_host(host: &[u8]) -> bool {
         && octets.next().is_none()
 }
 
-/// Parses one configured origin or pattern.
+/// Parses one configured origin or pattern: a `*.` before the host and a `:*` port are taken
+/// out, what is left is parsed as an origin, and any other `*` is an error that says where.
 pub(crate) fn parse_configured(input: &str) -> Result<ConfiguredOrigin, OriginConfigError> {
-    if !input.contains('*') {
-        let parsed = parse(input.as_bytes()).map_err(OriginConfigError::Syntax)?;
-        return parsed
-            .to_normalized_vec()
-            .map(ConfiguredOrigin::Exact)
-            .ok_or(OriginConfigError::Syntax(OriginSyntaxError::TooLong));
-    }
-    let sep = input
-        .find("://")
-        .ok_or(OriginConfigError::Syntax(OriginSyntaxError::NotAnOrigin))?;
-    let (scheme, rest) = (&input[..sep], &input[sep + 3..]);
+    let syntax = OriginConfigError::Syntax;
+    let Some((scheme, rest)) = input.split_once("://") else {
+        return Err(syntax(OriginSyntaxError::NotAnOrigin));
+    };
+    let subdomains = rest.starts_with("*.");
+    let rest = rest.strip_prefix("*.").unwrap_or(rest);
     let (authority, tail) = rest.split_at(rest.find(['/', '?', '#']).unwrap_or(rest.len()));
-    let (host, port) = split_port(authority);
-    if port.is_some_and(|port| port.contains('*') && port != "*") {
-        return Err(OriginConfigError::WildcardInPort);
+    let any_port = authority.ends_with(":*");
+    let authority = authority
+        .strip_suffix('*')
+        .filter(|_| any_port)
+        .unwrap_or(authority);
+    if let Some(star) = authority.find('*') {
+        // After the last `:` that is not in an IPv6 address's brackets: the port.
+        let port_at = authority
+            .rfind(':')
+            .filter(|&c| c > authority.rfind(']').unwrap_or(0));
+        return Err(if port_at.is_some_and(|c| star > c) {
+            OriginConfigError::WildcardInPort
+        } else if subdomains || authority[star + 1..].contains('*') {
+            OriginConfigError::SeveralWildcards
+        } else {
+            OriginConfigError::WildcardNotLeftmostLabel
+        });
     }
-    let subdomains = match host.matches('*').count() {
-        0 => false,
-        1 => true,
-        _ => return Err(OriginConfigError::SeveralWildcards),
-    };
-    let base = if subdomains {
-        host.strip_prefix("*.")
-            .ok_or(OriginConfigError::WildcardNotLeftmostLabel)?
-    } else {
-        host
-    };
-    // What is left is an origin once a wildcard port is given a number, and is checked as one.
-    let port = match port {
-        Some("*") => ":1",
-        Some(_) => &authority[host.len()..],
-        None => "",
-    };
-    let probe = format!("{scheme}://{base}{port}{tail}");
-    let parsed = parse(probe.as_bytes()).map_err(OriginConfigError::Syntax)?;
-    let lowercase = |bytes: &[u8]| bytes.to_ascii_lowercase().into_boxed_slice();
+    if !subdomains && !any_port {
+        let parsed = parse(input.as_bytes()).map_err(syntax)?;
+        let mut buf = [0u8; MAX_ORIGIN_LEN];
+        let normalized = parsed.normalize_into(&mut buf);
+        return Ok(ConfiguredOrigin::Exact(
+            normalized
+                .map(Box::from)
+                .ok_or(syntax(OriginSyntaxError::TooLong))?,
+        ));
+    }
+    // A wildcard port is given a number, so that the rest is checked as an origin.
+    let probe = format!(
+        "{scheme}://{authority}{}{tail}",
+        if any_port { "1" } else { "" }
+    );
+    let parsed = parse(probe.as_bytes()).map_err(syntax)?;
+    let host = parsed.host.to_ascii_lowercase();
     let host = if subdomains {
-        if parsed.host.first() == Some(&b'[') || ends_in_a_number(parsed.host) {
+        if host.first() == Some(&b'[') || ends_in_a_number(&host) {
             return Err(OriginConfigError::WildcardOverAddress);
         }
-        let mut suffix = Vec::with_capacity(parsed.host.len() + 1);
-        suffix.push(b'.');
-        suffix.extend(parsed.host.iter().map(u8::to_ascii_lowercase));
-        HostPattern::Subdomains(suffix.into_boxed_slice())
+        HostPattern::Subdomains([&b"."[..], &host].concat().into_boxed_slice())
     } else {
-        HostPattern::Exact(lowercase(parsed.host))
+        HostPattern::Exact(host.into_boxed_slice())
     };
     Ok(ConfiguredOrigin::Pattern(OriginPattern {
-        scheme: lowercase(parsed.scheme),
+        scheme: parsed.scheme.to_ascii_lowercase().into_boxed_slice(),
         host,
-        port: if authority.ends_with(":*") {
+        port: if any_port {
             PortPattern::AnyExplicit
         } else {
             PortPattern::Is(parsed.port)
@@ -545,200 +453,34 @@ fn ends_in_a_number(host: &[u8]) -> bool {
     }
 }
 
-/// An authority's host and, after its last `:` (outside an IPv6 address's brackets), port.
-fn split_port(authority: &str) -> (&str, Option<&str>) {
-    let host_end = match (authority.find('['), authority.find(']')) {
-        (Some(open), Some(close)) if open < close => close + 1,
-        _ => authority.find(':').unwrap_or(authority.len()),
-    };
-    match authority[host_end..].strip_prefix(':') {
-        Some(port) => (&authority[..host_end], Some(port)),
-        None => (authority, None),
-    }
-}
-
-/// A fast multiplicative hash over 8-byte words, for short byte strings. The set it keys is
-/// fixed when the policy is compiled, so a request cannot grow collision chains: hash flooding is
-/// not a concern here, and the default SipHash would cost more than the rest of the lookup.
-#[derive(Default)]
-pub(crate) struct WordHasher(u64);
-
-impl WordHasher {
-    const K: u64 = 0xf135_7aea_2e62_a9c5;
-
-    fn add(&mut self, word: u64) {
-        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(Self::K);
-    }
-}
-
-impl Hasher for WordHasher {
-    fn finish(&self) -> u64 {
-        // The table uses the top bits; the multiply leaves the low input bits there.
-        self.0.rotate_left(26)
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for chunk in &mut chunks {
-            self.add(u64::from_le_bytes(
-                <[u8; 8]>::try_from(chunk).unwrap_or_default(),
-            ));
-        }
-        let rest = chunks.remainder();
-        if !rest.is_empty() {
-            let mut word = [0u8; 8];
-            word[..rest.len()].copy_from_slice(rest);
-            self.add(u64::from_le_bytes(word));
-        }
-    }
-
-    fn write_usize(&mut self, n: usize) {
-        self.add(n as u64);
-    }
-}
-
-/// Most exact origins compared one by one; longer lists are hashed. Comparing a few short byte
-/// strings (length first) costs less than hashing one, and either way a lookup does a bounded
-/// amount of work whatever the request.
+/// Exact origins compared one by one, which costs less than hashing a request's origin; more
+/// are hashed.
 const LINEAR_MAX: usize = 8;
 
-/// A configured exact origin, normalised, as the value reflected when a request sends it
-/// byte for byte: prebuilt, so reflecting it clones no request bytes. Compared and hashed as
-/// bytes. Beside it, the length of its `scheme://host`.
-#[derive(Debug, Clone)]
-struct ExactOrigin(HeaderValue, usize);
-
-impl ExactOrigin {
-    /// `origin`, normalised, as a prebuilt value.
-    fn new(origin: &[u8]) -> Self {
-        let value = std::str::from_utf8(origin)
-            .ok()
-            .and_then(crate::intern::static_value)
-            .expect("a parsed origin is ASCII, a header value");
-        Self(value, scheme_and_host_len(origin))
-    }
-
-    /// Whether `input` may be this origin spelled otherwise than byte for byte: every spelling
-    /// of it begins with its `scheme://host` but for the case of letters (then comes a port,
-    /// or nothing).
-    fn may_be_spelled(&self, input: &[u8]) -> bool {
-        let head = &self.0.as_bytes()[..self.1];
-        input
-            .get(..head.len())
-            .is_some_and(|start| start.eq_ignore_ascii_case(head))
-    }
-}
-
-/// The length of the `scheme://host` that begins a normalised origin, before any `:port` (an
-/// IPv6 address, whose `:`s are in brackets, ends at its `]`).
-fn scheme_and_host_len(origin: &[u8]) -> usize {
-    let host = origin
-        .windows(3)
-        .position(|w| w == b"://")
-        .map_or(0, |at| at + 3);
-    let end = if origin.get(host) == Some(&b'[') {
-        origin[host..]
-            .iter()
-            .position(|&b| b == b']')
-            .map(|at| at + 1)
-    } else {
-        origin[host..].iter().position(|&b| b == b':')
-    };
-    end.map_or(origin.len(), |len| host + len)
-}
-
-impl PartialEq for ExactOrigin {
-    fn eq(&self, other: &Self) -> bool {
-        self.0.as_bytes() == other.0.as_bytes()
-    }
-}
-
-impl Eq for ExactOrigin {}
-
-impl Hash for ExactOrigin {
-    fn hash<H: Hasher>(&self, state: &mut H) {
-        self.0.as_bytes().hash(state);
-    }
-}
-
-impl Borrow<[u8]> for ExactOrigin {
-    fn borrow(&self) -> &[u8] {
-        self.0.as_bytes()
-    }
-}
-
-/// Configured exact origins, normalised.
-#[derive(Debug, Clone)]
-enum ExactOrigins {
-    Few(Vec<ExactOrigin>),
-    Many(HashSet<ExactOrigin, BuildHasherDefault<WordHasher>>),
-}
-
-impl Default for ExactOrigins {
-    fn default() -> Self {
-        ExactOrigins::Few(Vec::new())
-    }
-}
-
-impl ExactOrigins {
-    fn insert(&mut self, origin: Box<[u8]>) {
-        let origin = ExactOrigin::new(&origin);
-        match self {
-            ExactOrigins::Few(list) if list.contains(&origin) => {}
-            ExactOrigins::Few(list) if list.len() < LINEAR_MAX => list.push(origin),
-            ExactOrigins::Few(list) => {
-                let mut set: HashSet<_, _> = list.drain(..).collect();
-                set.insert(origin);
-                *self = ExactOrigins::Many(set);
-            }
-            ExactOrigins::Many(set) => {
-                set.insert(origin);
-            }
-        }
-    }
-
-    fn is_empty(&self) -> bool {
-        match self {
-            ExactOrigins::Few(list) => list.is_empty(),
-            ExactOrigins::Many(set) => set.is_empty(),
-        }
-    }
-
-    /// The configured origin equal to `origin` byte for byte.
-    #[inline]
-    fn get(&self, origin: &[u8]) -> Option<&HeaderValue> {
-        match self {
-            ExactOrigins::Few(list) => list.iter().find(|o| o.0.as_bytes() == origin),
-            ExactOrigins::Many(set) => set.get(origin),
-        }
-        .map(|o| &o.0)
-    }
-
-    fn contains(&self, origin: &[u8]) -> bool {
-        self.get(origin).is_some()
-    }
-
-    /// Whether `input` is surely no origin here spelled otherwise than byte for byte: checked
-    /// without parsing it among a few origins; among many, not known (`false`).
-    fn surely_not_spelled(&self, input: &[u8]) -> bool {
-        match self {
-            ExactOrigins::Few(list) => !list.iter().any(|o| o.may_be_spelled(input)),
-            ExactOrigins::Many(_) => false,
-        }
-    }
-}
-
-/// Exact origins plus wildcard patterns.
+/// The configured origins of a list: exact ones, normalised, each with its value prebuilt for
+/// reflection (so reflecting one clones no request bytes), and patterns.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct OriginSet {
-    exact: ExactOrigins,
+pub(crate) struct OriginList {
+    /// The first [`LINEAR_MAX`] exact origins; once there are more, none (all are `hashed`).
+    few: Vec<(Box<[u8]>, HeaderValue)>,
+    hashed: HashMap<Box<[u8]>, HeaderValue>,
     patterns: Vec<OriginPattern>,
 }
 
-impl OriginSet {
+impl OriginList {
     pub(crate) fn insert(&mut self, origin: ConfiguredOrigin) {
         match origin {
-            ConfiguredOrigin::Exact(bytes) => self.exact.insert(bytes),
+            ConfiguredOrigin::Exact(bytes) if self.exact(&bytes).is_some() => {}
+            ConfiguredOrigin::Exact(bytes) => {
+                let value = std::str::from_utf8(&bytes)
+                    .ok()
+                    .and_then(crate::intern::static_value)
+                    .expect("a parsed origin is ASCII, a header value");
+                self.few.push((bytes, value));
+                if self.few.len() > LINEAR_MAX || !self.hashed.is_empty() {
+                    self.hashed.extend(self.few.drain(..));
+                }
+            }
             ConfiguredOrigin::Pattern(pattern) => {
                 if !self.patterns.contains(&pattern) {
                     self.patterns.push(pattern);
@@ -747,83 +489,24 @@ impl OriginSet {
         }
     }
 
-    /// The configured exact origin equal to `origin` byte for byte.
+    /// The configured exact origin equal to `origin` (normalised) byte for byte.
     #[inline]
-    pub(crate) fn exact_get(&self, origin: &[u8]) -> Option<&HeaderValue> {
-        self.exact.get(origin)
+    pub(crate) fn exact(&self, origin: &[u8]) -> Option<&HeaderValue> {
+        if self.hashed.is_empty() {
+            self.few
+                .iter()
+                .find(|(o, _)| **o == *origin)
+                .map(|(_, v)| v)
+        } else {
+            self.hashed.get(origin)
+        }
     }
 
-    /// Whether a pattern of the set matches the origin.
+    /// Whether a pattern of the list matches the origin.
     pub(crate) fn pattern_matches(&self, origin: &ParsedOrigin<'_>) -> bool {
         self.patterns.iter().any(|p| p.matches(origin))
     }
-
-    /// Whether a request's `Origin` value is in the set; `Err` when it is not an origin.
-    pub(crate) fn contains<'s>(&'s self, input: &[u8]) -> Result<InSet<'s>, NotAnOrigin> {
-        // Configured origins were validated and stored normalised, so a value equal to one of
-        // them byte for byte (as browsers send it) is that origin: no need to parse it.
-        if let Some(configured) = self.exact.get(input) {
-            return Ok(InSet::Exact(configured));
-        }
-        self.contains_spelled(input)
-    }
-
-    /// [`contains`](Self::contains), or [`InSet::Unlisted`] without parsing `input` where no
-    /// pattern may match it and it is surely no exact origin spelled otherwise: a refusal
-    /// whose precise reason (not an origin, or not allowed) is left to whoever asks for it.
-    #[inline]
-    pub(crate) fn contains_or_unlisted<'s>(
-        &'s self,
-        input: &[u8],
-    ) -> Result<InSet<'s>, NotAnOrigin> {
-        if let Some(configured) = self.exact.get(input) {
-            return Ok(InSet::Exact(configured));
-        }
-        if self.patterns.is_empty() && self.exact.surely_not_spelled(input) {
-            return Ok(InSet::Unlisted);
-        }
-        self.contains_spelled(input)
-    }
-
-    /// Whether `input`, which no exact origin is byte for byte, is in the set.
-    fn contains_spelled<'s>(&'s self, input: &[u8]) -> Result<InSet<'s>, NotAnOrigin> {
-        let origin = parse_request(input).ok_or(NotAnOrigin)?;
-        // An origin in normal form is its own canonical spelling, looked up just above; any
-        // other spelling of an exact origin is found by its normal form.
-        if origin.canonical.is_none() && !self.exact.is_empty() {
-            let mut buf = [0u8; MAX_ORIGIN_LEN];
-            if origin
-                .normalize_into(&mut buf)
-                .is_some_and(|normalized| self.exact.contains(normalized))
-            {
-                return Ok(InSet::Spelled);
-            }
-        }
-        Ok(if self.patterns.iter().any(|p| p.matches(&origin)) {
-            InSet::Spelled
-        } else {
-            InSet::No
-        })
-    }
 }
-
-/// Whether an origin is in an [`OriginSet`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum InSet<'s> {
-    /// A configured origin, byte for byte: reflect this value, which is prebuilt.
-    Exact(&'s HeaderValue),
-    /// Another spelling of a configured origin, or an origin a pattern matches.
-    Spelled,
-    No,
-    /// Not in the set, and not parsed: perhaps not an origin at all
-    /// ([`OriginSet::contains_or_unlisted`]).
-    Unlisted,
-}
-
-/// A request's `Origin` that is not `scheme://host[:port]`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct NotAnOrigin;
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -832,84 +515,6 @@ mod tests {
         let parsed = parse(s.as_bytes()).ok()?;
         let mut buf = [0u8; MAX_ORIGIN_LEN];
         parsed.normalize_into(&mut buf).map(<[u8]>::to_vec)
-    }
-
-    #[test]
-    fn exact_origins_switch_to_hashing_past_a_few() {
-        let mut exact = ExactOrigins::default();
-        let origin = |i: usize| {
-            format!("https://a{i}.example")
-                .into_bytes()
-                .into_boxed_slice()
-        };
-        for i in 0..LINEAR_MAX {
-            exact.insert(origin(i));
-            exact.insert(origin(i));
-        }
-        assert!(matches!(&exact, ExactOrigins::Few(list) if list.len() == LINEAR_MAX));
-        exact.insert(origin(LINEAR_MAX));
-        assert!(matches!(&exact, ExactOrigins::Many(set) if set.len() == LINEAR_MAX + 1));
-        for i in 0..=LINEAR_MAX {
-            assert!(exact.contains(&origin(i)));
-        }
-        assert!(!exact.contains(b"https://a99.example"));
-        assert!(!exact.contains(b""));
-    }
-
-    #[test]
-    fn an_origin_is_left_unparsed_only_where_no_spelling_of_a_listed_one_may_be_it() {
-        let mut set = OriginSet::default();
-        for origin in [
-            "https://a.example",
-            "http://[::1]:8080",
-            "http://b.example:8080",
-        ] {
-            set.insert(parse_configured(origin).unwrap());
-        }
-        let samples = [
-            "https://a.example",
-            "HTTPS://A.Example",
-            "https://a.example:443",
-            "https://a.example:0443",
-            "https://a.example.evil",
-            "https://evil.example",
-            "http://[::1]:08080",
-            "http://[::1]:8080",
-            "http://[::2]:8080",
-            "http://B.example:8080",
-            "http://b.example:8081",
-            "not an origin",
-            "https://a.example/",
-            "",
-        ];
-        for sample in samples {
-            let input = sample.as_bytes();
-            let found = set.contains_or_unlisted(input);
-            if found == Ok(InSet::Unlisted) {
-                // Unparsed, it must be refused all the same.
-                assert!(
-                    matches!(set.contains(input), Ok(InSet::No) | Err(_)),
-                    "{sample}"
-                );
-            } else {
-                assert_eq!(found, set.contains(input), "{sample}");
-            }
-        }
-        assert_eq!(
-            set.contains_or_unlisted(b"https://evil.example"),
-            Ok(InSet::Unlisted)
-        );
-        assert_eq!(
-            set.contains_or_unlisted(b"HTTPS://A.Example:443"),
-            Ok(InSet::Spelled)
-        );
-        assert_eq!(
-            set.contains_or_unlisted(b"http://[::1]:08080"),
-            Ok(InSet::Spelled)
-        );
-        assert_eq!(scheme_and_host_len(b"http://[::1]:8080"), 12);
-        assert_eq!(scheme_and_host_len(b"http://b.example:8080"), 16);
-        assert_eq!(scheme_and_host_len(b"https://a.example"), 17);
     }
 
     #[test]
@@ -940,71 +545,6 @@ mod tests {
             norm("http://127.0.0.1:3000").unwrap(),
             b"http://127.0.0.1:3000"
         );
-    }
-
-    #[test]
-    fn fast_parse_agrees() {
-        let samples = [
-            "https://example.com",
-            "HTTPS://EXAMPLE.COM:443",
-            "http://localhost:3000",
-            "http://localhost:03000",
-            "http://[::1]:8080",
-            "http://[::1",
-            "http://[]",
-            "http://[::1]x",
-            "https://a.b.c.example.com",
-            "https://example.com.",
-            "https://.example.com",
-            "https://exa_mple.com",
-            "https://example.com/",
-            "https://example.com?x",
-            "https://user@example.com",
-            "https://user:pw@example.com",
-            "https://example.com:",
-            "https://example.com:0",
-            "https://example.com:65535",
-            "https://example.com:65536",
-            "https://example.com:1:2",
-            "a+b-c.d://host",
-            "1a://host",
-            "://host",
-            "https:/example.com",
-            "https//example.com",
-            "",
-            "null",
-            "https://a.com, https://b.com",
-            "https://exa mple.com",
-        ];
-        for sample in samples {
-            let slow = parse(sample.as_bytes()).ok();
-            let fast = parse_request(sample.as_bytes());
-            assert_eq!(slow.is_some(), fast.is_some(), "{sample}");
-            if let (Some(slow), Some(fast)) = (slow, fast) {
-                assert_eq!(
-                    (slow.scheme, slow.host, slow.port, slow.canonical),
-                    (fast.scheme, fast.host, fast.port, fast.canonical),
-                    "{sample}"
-                );
-            }
-        }
-    }
-
-    proptest::proptest! {
-        #![proptest_config(proptest::prelude::ProptestConfig { cases: 2000, ..Default::default() })]
-
-        #[test]
-        fn fast_parse_agrees_on_random_input(input in "(https?|HTTP|ws|1x|)(://|:/|//|)[a-zA-Z0-9.:@/?#\\[\\] _-]{0,24}") {
-            let slow = parse(input.as_bytes()).ok();
-            let fast = parse_request(input.as_bytes());
-            proptest::prop_assert_eq!(slow.is_some(), fast.is_some(), "{}", input);
-            if let (Some(slow), Some(fast)) = (slow, fast) {
-                proptest::prop_assert_eq!(
-                    (slow.scheme, slow.host, slow.port, slow.canonical),
-                    (fast.scheme, fast.host, fast.port, fast.canonical)
-                );
-            }
-        }
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! it should have been), and the checks that refuse one the options do not allow, for lists and
 //! origin sets alike.
 
-use crate::CorsConfigError;
+use crate::error::CorsConfigError;
 use crate::origin::{ConfiguredOrigin, OriginConfigError, OriginSyntaxError};
 use crate::public_suffix::{self, OwnedSuffixes};
 
@@ -87,8 +87,10 @@ pub(crate) struct OriginChecks<'a> {
     pub(crate) allow_null: bool,
     /// [`CorsOptions::owned_public_suffixes`](crate::CorsOptions::owned_public_suffixes).
     pub(crate) owned_suffixes: &'a OwnedSuffixes,
-    /// Whether plain-HTTP origins may be allowed, given the credentials option.
+    /// Whether plain-HTTP origins may be allowed, given the credentials of the list.
     pub(crate) credentials_to_insecure: CredentialsToInsecure,
+    /// Whether the plain-HTTP entries of an origin set are refused, given its credentials.
+    pub(crate) set_refuses_insecure: bool,
 }
 
 /// Whether a plain-HTTP origin that is not loopback may be allowed, given

@@ -3,25 +3,23 @@
 //!
 //! A request reads the set with one atomic load of its current snapshot and never waits: a
 //! change builds a new snapshot beside the current one and swaps it in. Exact origins live in
-//! one compact table (their bytes in one buffer, an open-addressing index of offsets), built
-//! once; later changes are kept in a small overlay (added, removed) until it grows past
-//! [`OVERLAY_MAX`] entries, when the table is rebuilt with them. Copying a snapshot for a change
-//! therefore copies the overlay, never the million origins under it.
+//! one hash set (randomly seeded: tenants choose what goes in), built once; later changes are
+//! kept in a small overlay (added, removed) until it grows past [`OVERLAY_MAX`] entries, when
+//! the set is rebuilt with them. Copying a snapshot for a change therefore copies the overlay,
+//! never the million origins under it.
 
-use std::collections::hash_map::RandomState;
-use std::collections::{HashMap, HashSet};
+use hashbrown::HashSet;
 use std::fmt;
-use std::hash::BuildHasher;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use arc_swap::ArcSwap;
 
-use crate::CorsConfigError;
+use crate::error::CorsConfigError;
 use crate::origin::{
-    ConfiguredOrigin, InSet, MAX_ORIGIN_LEN, NotAnOrigin, OriginPattern, OriginSet as ListSet,
-    parse_configured, parse_request,
+    ConfiguredOrigin, MAX_ORIGIN_LEN, OriginList, OriginPattern, parse, parse_configured,
 };
 use crate::origin_error::{CredentialsToInsecure, OriginChecks, origin_error};
+use crate::provided::ProvidedValue;
 use crate::public_suffix::OwnedSuffixes;
 
 /// Changes kept beside the compact table before it is rebuilt with them.
@@ -75,62 +73,54 @@ struct Shared {
 /// One version of the set.
 #[derive(Clone, Default)]
 struct Snapshot {
-    table: Arc<Table>,
-    /// Exact origins added since the table was built (none of them in it), with whether each is
-    /// plain HTTP outside loopback.
-    added: HashMap<Box<[u8]>, bool>,
+    /// Exact origins, normalised.
+    table: Arc<HashSet<Box<[u8]>>>,
+    /// Exact origins added since the table was built (none of them in it).
+    added: HashSet<Box<[u8]>>,
     /// Exact origins of the table removed since it was built.
     removed: HashSet<Box<[u8]>>,
-    patterns: Arc<Vec<(OriginPattern, bool)>>,
+    patterns: Arc<Vec<OriginPattern>>,
 }
 
 impl Snapshot {
-    /// Whether the set holds the normalised exact origin, and whether it is insecure.
+    /// Whether the set holds the normalised exact origin.
     #[inline]
-    fn exact(&self, origin: &[u8]) -> Option<bool> {
+    fn exact(&self, origin: &[u8]) -> bool {
         if self.added.is_empty() && self.removed.is_empty() {
-            return self.table.get(origin);
+            return self.table.contains(origin);
         }
-        if let Some(&insecure) = self.added.get(origin) {
-            return Some(insecure);
-        }
-        if self.removed.contains(origin) {
-            return None;
-        }
-        self.table.get(origin)
+        self.added.contains(origin)
+            || (self.table.contains(origin) && !self.removed.contains(origin))
     }
 
     fn len(&self) -> usize {
-        self.table.len - self.removed.len() + self.added.len() + self.patterns.len()
+        self.table.len() - self.removed.len() + self.added.len() + self.patterns.len()
     }
 
-    fn insert(&mut self, entry: Entry) -> bool {
+    fn insert(&mut self, entry: ConfiguredOrigin) -> bool {
         match entry {
-            Entry::Exact(origin, insecure) => {
-                if self.table.get(&origin).is_some() {
-                    self.removed.remove(&origin)
-                } else {
-                    self.added.insert(origin, insecure).is_none()
-                }
+            ConfiguredOrigin::Exact(origin) if self.table.contains(&origin) => {
+                self.removed.remove(&origin)
             }
-            Entry::Pattern(pattern, insecure) => {
-                if self.patterns.iter().any(|(p, _)| *p == pattern) {
+            ConfiguredOrigin::Exact(origin) => self.added.insert(origin),
+            ConfiguredOrigin::Pattern(pattern) => {
+                if self.patterns.contains(&pattern) {
                     return false;
                 }
-                Arc::make_mut(&mut self.patterns).push((pattern, insecure));
+                Arc::make_mut(&mut self.patterns).push(pattern);
                 true
             }
         }
     }
 
-    fn remove(&mut self, entry: &Entry) -> bool {
+    fn remove(&mut self, entry: &ConfiguredOrigin) -> bool {
         match entry {
-            Entry::Exact(origin, _) => {
-                self.added.remove(origin).is_some()
-                    || (self.table.get(origin).is_some() && self.removed.insert(origin.clone()))
+            ConfiguredOrigin::Exact(origin) => {
+                self.added.remove(origin)
+                    || (self.table.contains(origin) && self.removed.insert(origin.clone()))
             }
-            Entry::Pattern(pattern, _) => {
-                let Some(at) = self.patterns.iter().position(|(p, _)| p == pattern) else {
+            ConfiguredOrigin::Pattern(pattern) => {
+                let Some(at) = self.patterns.iter().position(|p| p == pattern) else {
                     return false;
                 };
                 Arc::make_mut(&mut self.patterns).remove(at);
@@ -144,148 +134,20 @@ impl Snapshot {
         if self.added.len() + self.removed.len() <= OVERLAY_MAX {
             return;
         }
-        let kept = self
+        let mut table: HashSet<Box<[u8]>> = self
             .table
-            .entries()
-            .filter(|(origin, _)| !self.removed.contains(*origin))
-            .map(|(origin, insecure)| (origin.to_vec().into_boxed_slice(), insecure));
-        let all: Vec<_> = kept.chain(self.added.drain()).collect();
-        self.table = Arc::new(Table::build(all));
+            .iter()
+            .filter(|origin| !self.removed.contains(*origin))
+            .cloned()
+            .collect();
+        table.extend(self.added.drain());
+        self.table = Arc::new(table);
         self.removed.clear();
     }
 }
 
-/// Exact origins, compactly: each one's bytes after a two-byte header (length, and the top bit
-/// for plain HTTP outside loopback) in one buffer, found by an open-addressing index whose
-/// slots hold an offset into the buffer and the top half of the origin's hash.
-struct Table {
-    bytes: Vec<u8>,
-    /// `0`: empty; otherwise the entry's offset + 1 (low half) and the hash's top half.
-    slots: Box<[u64]>,
-    seed: u64,
-    len: usize,
-}
-
-impl Default for Table {
-    fn default() -> Self {
-        Table::build(Vec::new())
-    }
-}
-
-const INSECURE: u16 = 1 << 15;
-
-impl Table {
-    fn build(entries: Vec<(Box<[u8]>, bool)>) -> Table {
-        // At most half full, so that a probe ends soon on an empty slot.
-        let capacity = (entries.len() * 2).next_power_of_two().max(8);
-        let mut table = Table {
-            bytes: Vec::with_capacity(entries.iter().map(|(o, _)| o.len() + 2).sum()),
-            slots: vec![0; capacity].into_boxed_slice(),
-            seed: RandomState::new().hash_one(0x5eed_u64),
-            len: 0,
-        };
-        for (origin, insecure) in entries {
-            table.insert(&origin, insecure);
-        }
-        table
-    }
-
-    fn insert(&mut self, origin: &[u8], insecure: bool) {
-        let hash = hash(self.seed, origin);
-        let mask = self.slots.len() - 1;
-        let mut at = hash as usize & mask;
-        while self.slots[at] != 0 {
-            if self.matches(self.slots[at], hash, origin) {
-                return;
-            }
-            at = (at + 1) & mask;
-        }
-        let offset = self.bytes.len();
-        let header = origin.len() as u16 | if insecure { INSECURE } else { 0 };
-        self.bytes.extend_from_slice(&header.to_le_bytes());
-        self.bytes.extend_from_slice(origin);
-        self.slots[at] = (offset as u64 + 1) | (hash & 0xffff_ffff_0000_0000);
-        self.len += 1;
-    }
-
-    /// The entry at a slot's offset: its bytes, and whether it is insecure.
-    #[inline]
-    fn entry(&self, slot: u64) -> (&[u8], bool) {
-        let offset = (slot & 0xffff_ffff) as usize - 1;
-        let header = u16::from_le_bytes([self.bytes[offset], self.bytes[offset + 1]]);
-        let len = usize::from(header & !INSECURE);
-        (
-            &self.bytes[offset + 2..offset + 2 + len],
-            header & INSECURE != 0,
-        )
-    }
-
-    #[inline]
-    fn matches(&self, slot: u64, hash: u64, origin: &[u8]) -> bool {
-        (slot ^ hash) >> 32 == 0 && self.entry(slot).0 == origin
-    }
-
-    /// Whether the table holds `origin`, and whether it is insecure.
-    #[inline]
-    fn get(&self, origin: &[u8]) -> Option<bool> {
-        if self.len == 0 {
-            return None;
-        }
-        let hash = hash(self.seed, origin);
-        let mask = self.slots.len() - 1;
-        let mut at = hash as usize & mask;
-        loop {
-            let slot = self.slots[at];
-            if slot == 0 {
-                return None;
-            }
-            if self.matches(slot, hash, origin) {
-                return Some(self.entry(slot).1);
-            }
-            at = (at + 1) & mask;
-        }
-    }
-
-    fn entries(&self) -> impl Iterator<Item = (&[u8], bool)> {
-        self.slots
-            .iter()
-            .filter(|&&slot| slot != 0)
-            .map(|&slot| self.entry(slot))
-    }
-}
-
-/// A seeded multiply-rotate hash over 8-byte words, mixed at the end so that both the low bits
-/// (the slot) and the high bits (the tag) depend on every input byte. The seed is random per
-/// table, so that entries chosen by tenants cannot be made to collide.
-#[inline]
-fn hash(seed: u64, bytes: &[u8]) -> u64 {
-    const K: u64 = 0x9e37_79b9_7f4a_7c15;
-    let mut h = seed ^ (bytes.len() as u64).wrapping_mul(K);
-    let mut chunks = bytes.chunks_exact(8);
-    for chunk in &mut chunks {
-        let word = u64::from_le_bytes(<[u8; 8]>::try_from(chunk).unwrap_or_default());
-        h = (h.rotate_left(23) ^ word).wrapping_mul(K);
-    }
-    let rest = chunks.remainder();
-    if !rest.is_empty() {
-        let mut word = [0u8; 8];
-        word[..rest.len()].copy_from_slice(rest);
-        h = (h.rotate_left(23) ^ u64::from_le_bytes(word)).wrapping_mul(K);
-    }
-    h ^= h >> 29;
-    h = h.wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    h ^ (h >> 32)
-}
-
-/// A checked entry.
-enum Entry {
-    /// Normalised, and whether it is plain HTTP outside loopback.
-    Exact(Box<[u8]>, bool),
-    Pattern(OriginPattern, bool),
-}
-
 /// Checks an entry as a configured origin of a list is checked.
-fn entry(origin: &str) -> Result<Entry, CorsConfigError> {
+fn entry(origin: &str) -> Result<ConfiguredOrigin, CorsConfigError> {
     if origin == "*" || origin == "null" {
         return Err(CorsConfigError::new(
             "origin",
@@ -303,13 +165,10 @@ fn entry(origin: &str) -> Result<Entry, CorsConfigError> {
         allow_null: false,
         owned_suffixes: &OwnedSuffixes::default(),
         credentials_to_insecure: CredentialsToInsecure::NoCredentials,
+        set_refuses_insecure: false,
     };
     checks.check(origin, &configured)?;
-    let insecure = configured.is_insecure();
-    Ok(match configured {
-        ConfiguredOrigin::Exact(bytes) => Entry::Exact(bytes, insecure),
-        ConfiguredOrigin::Pattern(pattern) => Entry::Pattern(pattern, insecure),
-    })
+    Ok(configured)
 }
 
 impl OriginSet {
@@ -378,17 +237,19 @@ impl OriginSet {
         I::Item: AsRef<str>,
     {
         let (entries, errors) = checked(origins);
-        let mut exact = Vec::with_capacity(entries.len());
         let mut snapshot = Snapshot::default();
+        let mut table = HashSet::with_capacity(entries.len());
         for entry in entries {
             match entry {
-                Entry::Exact(origin, insecure) => exact.push((origin, insecure)),
+                ConfiguredOrigin::Exact(origin) => {
+                    table.insert(origin);
+                }
                 pattern => {
                     snapshot.insert(pattern);
                 }
             }
         }
-        snapshot.table = Arc::new(Table::build(exact));
+        snapshot.table = Arc::new(table);
         let _writer = self.writer();
         self.shared.current.store(Arc::new(snapshot));
         errors
@@ -397,12 +258,12 @@ impl OriginSet {
     /// Whether a request with this `Origin` value would be granted by the set (on a path
     /// without credentials).
     pub fn contains(&self, origin: &str) -> bool {
-        DynamicOrigins {
+        let set = DynamicOrigins {
             set: self.clone(),
             refuse_insecure: false,
-        }
-        .contains(&ListSet::default(), origin.as_bytes())
-        .is_ok_and(|found| found != InSet::No)
+        };
+        lookup(&OriginList::default(), Some(&set), origin.as_bytes())
+            .is_ok_and(|found| found != InSet::No)
     }
 
     /// How many origins and patterns the set holds.
@@ -436,7 +297,7 @@ impl OriginSet {
 }
 
 /// The entries that pass the checks, and the errors of the others.
-fn checked<I>(origins: I) -> (Vec<Entry>, Vec<CorsConfigError>)
+fn checked<I>(origins: I) -> (Vec<ConfiguredOrigin>, Vec<CorsConfigError>)
 where
     I: IntoIterator,
     I::Item: AsRef<str>,
@@ -482,7 +343,7 @@ impl<'de> serde::Deserialize<'de> for SetRef {
 /// that name.
 pub(crate) fn bind(
     set: &Option<SetRef>,
-    values: &dyn Fn(std::any::TypeId) -> Option<crate::ProvidedValue>,
+    values: &dyn Fn(std::any::TypeId) -> Option<ProvidedValue>,
 ) -> Result<Option<SetRef>, CorsConfigError> {
     let Some(SetRef::Named(name)) = set else {
         return Ok(set.clone());
@@ -523,44 +384,77 @@ pub(crate) struct DynamicOrigins {
     pub(crate) refuse_insecure: bool,
 }
 
-impl DynamicOrigins {
-    /// Whether a request's `Origin` value is in `list` or in the set; `Err` when it is not an
-    /// origin. The value is parsed at most once, and only when neither holds it byte for byte.
-    pub(crate) fn contains<'s>(
-        &self,
-        list: &'s ListSet,
-        input: &[u8],
-    ) -> Result<InSet<'s>, NotAnOrigin> {
-        if let Some(configured) = list.exact_get(input) {
-            return Ok(InSet::Exact(configured));
-        }
-        let snapshot = self.set.shared.current.load();
-        let granted = |insecure: bool| !(insecure && self.refuse_insecure);
-        if snapshot.exact(input).is_some_and(granted) {
-            return Ok(InSet::Spelled);
-        }
-        let origin = parse_request(input).ok_or(NotAnOrigin)?;
-        if origin.canonical.is_none() {
-            let mut buf = [0u8; MAX_ORIGIN_LEN];
-            if let Some(normalized) = origin.normalize_into(&mut buf)
-                && (list.exact_get(normalized).is_some()
-                    || snapshot.exact(normalized).is_some_and(granted))
-            {
+/// Whether the set holds a request's (normalised) origin, as far as credentials let it.
+fn in_set(snapshot: &Snapshot, set: &DynamicOrigins, origin: &[u8]) -> bool {
+    snapshot.exact(origin)
+        && !(set.refuse_insecure
+            && origin.starts_with(b"http:")
+            && parse(origin).is_ok_and(|o| o.is_insecure()))
+}
+
+/// Whether a request's `Origin` value is in `list` or in `set`, and which; `Err` when it is not
+/// an origin. The value is looked up as sent first, and parsed only when neither holds it so.
+#[inline]
+pub(crate) fn lookup<'s>(
+    list: &'s OriginList,
+    set: Option<&DynamicOrigins>,
+    input: &[u8],
+) -> Result<InSet<'s>, NotAnOrigin> {
+    if let Some(configured) = list.exact(input) {
+        return Ok(InSet::Exact(configured));
+    }
+    let snapshot = set.map(|set| (set, set.set.shared.current.load()));
+    let in_snapshot = |origin: &[u8]| {
+        snapshot
+            .as_ref()
+            .is_some_and(|(set, snapshot)| in_set(snapshot, set, origin))
+    };
+    if in_snapshot(input) {
+        return Ok(InSet::InOriginSet);
+    }
+    let origin = parse(input).map_err(|_| NotAnOrigin)?;
+    if origin.canonical.is_none() {
+        let mut buf = [0u8; MAX_ORIGIN_LEN];
+        if let Some(normalized) = origin.normalize_into(&mut buf) {
+            if list.exact(normalized).is_some() {
                 return Ok(InSet::Spelled);
             }
+            if in_snapshot(normalized) {
+                return Ok(InSet::InOriginSet);
+            }
         }
-        let in_patterns = list.pattern_matches(&origin)
-            || snapshot
-                .patterns
-                .iter()
-                .any(|(pattern, insecure)| granted(*insecure) && pattern.matches(&origin));
-        Ok(if in_patterns {
-            InSet::Spelled
-        } else {
-            InSet::No
-        })
     }
+    if list.pattern_matches(&origin) {
+        return Ok(InSet::Spelled);
+    }
+    let in_patterns = snapshot.as_ref().is_some_and(|(set, snapshot)| {
+        snapshot
+            .patterns
+            .iter()
+            .any(|p| !(set.refuse_insecure && p.is_insecure()) && p.matches(&origin))
+    });
+    Ok(if in_patterns {
+        InSet::InOriginSet
+    } else {
+        InSet::No
+    })
 }
+
+/// Whether an origin is in a list or its origin set.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum InSet<'s> {
+    /// A configured origin, byte for byte: reflect this value, which is prebuilt.
+    Exact(&'s http::HeaderValue),
+    /// Another spelling of a configured origin, or an origin a pattern matches.
+    Spelled,
+    /// An origin of the [`OriginSet`].
+    InOriginSet,
+    No,
+}
+
+/// A request's `Origin` that is not `scheme://host[:port]`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct NotAnOrigin;
 
 #[cfg(test)]
 mod tests {

@@ -4,15 +4,21 @@ use std::sync::Arc;
 
 use http::{HeaderName, HeaderValue, Method, StatusCode};
 
-use crate::actual::{ActualDecision, DecisionExtras, OriginRefusal, Verdict};
+use crate::actual::{ActualDecision, DecisionExtras, Verdict};
 use crate::allow_methods::CompiledMethods;
 use crate::allow_origin::{CompiledOrigin, OriginLookup, OriginRule};
+use crate::credentials::{Credentials, Source};
+use crate::error::CorsConfigError;
+use crate::options::CorsOptions;
+use crate::options::RejectedPreflight;
 use crate::origin_error::{CredentialsToInsecure, OriginChecks};
 use crate::preflight::{PreflightAnswer, PreflightDecision, PreflightGrant, PreflightParts};
 use crate::public_suffix::OwnedSuffixes;
+use crate::refusal::Refusal;
+use crate::request::CorsRequest;
 use crate::request::Lines;
-use crate::vary::{self, VaryNames};
-use crate::{CorsConfigError, CorsOptions, CorsRequest, Refusal, RejectedPreflight, RequestKind};
+use crate::request::RequestKind;
+use crate::vary::Vary;
 
 /// Validated, precompiled CORS options: every header value is built once, so deciding on a
 /// request only compares bytes, and writing the answer clones prebuilt values.
@@ -60,7 +66,7 @@ pub struct CorsPolicy {
     origin: CompiledOrigin,
     /// [`AllowOrigin::any()`](crate::AllowOrigin::any): `*`, whatever the origin.
     any_origin: bool,
-    credentials: bool,
+    credentials: Credentials,
     methods: CompiledMethods,
     /// What an actual request's decision shares with the policy: `Vary` of every other answer
     /// than a preflight's, CORS or not, when a request-aware origin decision reads more than
@@ -98,27 +104,23 @@ impl CorsPolicy {
         options: &CorsOptions,
         route_methods: Option<&[Method]>,
     ) -> Result<CorsPolicy, CorsConfigError> {
-        let credentials = options.credentials.unwrap_or(false);
+        let credentials = options.credentials.unwrap_or_default();
         let origin = compile_origin(options, credentials)?;
         let any_origin = matches!(origin.rule, OriginRule::Any);
         let methods = options
             .methods
             .clone()
             .unwrap_or_default()
-            .compile(route_methods, credentials)?;
+            .compile(route_methods, credentials.any())?;
         let expose_headers = options
             .expose_headers
             .clone()
             .unwrap_or_default()
-            .compile(credentials)?;
+            .compile(credentials.any())?;
         let actual_vary = if origin.varying_on.is_empty() {
             None
         } else {
-            VaryNames::with_extra(
-                if any_origin { 0 } else { vary::ORIGIN },
-                &origin.varying_on,
-            )
-            .map(Arc::new)
+            Vary::new(!any_origin, false, &origin.varying_on).map(Arc::new)
         };
         let preflight = compile_preflight(options, &origin, &methods, credentials)?;
         Ok(CorsPolicy {
@@ -147,9 +149,10 @@ impl CorsPolicy {
         !self.any_origin
     }
 
-    /// Whether the options allow credentials.
+    /// Whether the options allow credentials, to the origins of any source
+    /// ([`CorsOptions::credentials`]).
     pub fn allows_credentials(&self) -> bool {
-        self.credentials
+        self.credentials.any()
     }
 
     /// The status of a granted preflight answer.
@@ -472,11 +475,14 @@ impl CorsPolicy {
         if request.kind() != RequestKind::Preflight {
             return Err(Refusal::NotPreflight);
         }
-        let origin = match request.origin_lines() {
-            _ if self.any_origin => None,
+        let (origin, source) = match request.origin_lines() {
+            _ if self.any_origin => (None, Source::Origin),
             Lines::One(origin) => {
-                let configured = self.origin.decide(origin, request)?;
-                Some(configured.unwrap_or(origin).clone())
+                let granted = self.origin.decide(origin, request)?;
+                (
+                    Some(granted.value.unwrap_or(origin).clone()),
+                    granted.source,
+                )
             }
             Lines::Several => return Err(Refusal::SeveralOrigins),
             Lines::Absent => return Err(Refusal::NotPreflight),
@@ -498,6 +504,7 @@ impl CorsPolicy {
         }
         Ok(PreflightGrant {
             origin,
+            credentials: self.credentials.allows(source),
             method,
             headers,
             private_network,
@@ -519,17 +526,17 @@ impl CorsPolicy {
         let mut extras = None;
         // The configured value equal to the request's `Origin`, if any, saves cloning it.
         let mut reflected = None;
+        let mut source = Source::Origin;
         let verdict = match origin {
             Lines::Absent => Verdict::NotCors,
             _ if self.any_origin => Verdict::AnyOrigin,
-            Lines::One(origin) => match self.origin.decide_unexplained(origin, request) {
-                Ok(configured) => {
-                    reflected = configured;
+            Lines::One(origin) => match self.origin.decide(origin, request) {
+                Ok(granted) => {
+                    reflected = granted.value;
+                    source = granted.source;
                     Verdict::Reflect
                 }
-                // Why is worked out only if asked: `ActualDecision::refusal`.
-                Err(None) => Verdict::Refused(OriginRefusal::Unexplained),
-                Err(Some(refusal)) => {
+                Err(refusal) => {
                     if let Refusal::OriginLookupFailed { reason } = refusal {
                         extras = Some(DecisionExtras::with_lookup_failure(
                             self.actual_extras.as_deref(),
@@ -544,7 +551,7 @@ impl CorsPolicy {
         ActualDecision {
             origin: reflected.or(request.origin()).cloned(),
             verdict,
-            credentials: self.credentials,
+            credentials: self.credentials.of(source),
             vary_origin: !self.any_origin,
             extras: extras.or_else(|| self.actual_extras.clone()),
         }
@@ -554,27 +561,38 @@ impl CorsPolicy {
 /// The origin option, checked against the others it depends on.
 fn compile_origin(
     options: &CorsOptions,
-    credentials: bool,
+    credentials: Credentials,
 ) -> Result<CompiledOrigin, CorsConfigError> {
     let owned_suffixes =
         OwnedSuffixes::compile(options.owned_public_suffixes.as_deref().unwrap_or_default())?;
+    let tolerate_insecure = options.dangerously_allow_insecure_origins == Some(true);
     let origin = options.effective_origin().compile(&OriginChecks {
         allow_null: options.allow_null_origin.unwrap_or(false),
         owned_suffixes: &owned_suffixes,
-        credentials_to_insecure: match (credentials, options.dangerously_allow_insecure_origins) {
+        credentials_to_insecure: match (credentials.allows(Source::Origin), tolerate_insecure) {
             (false, _) => CredentialsToInsecure::NoCredentials,
-            (true, Some(true)) => CredentialsToInsecure::Tolerated,
-            (true, _) => CredentialsToInsecure::Refused,
+            (true, true) => CredentialsToInsecure::Tolerated,
+            (true, false) => CredentialsToInsecure::Refused,
         },
+        set_refuses_insecure: credentials.allows(Source::OriginSet) && !tolerate_insecure,
     })?;
-    if credentials && matches!(origin.rule, OriginRule::Any) {
+    if credentials.allows(Source::Origin) && matches!(origin.rule, OriginRule::Any) {
+        let (value, written) = if credentials.is_by_source() {
+            (
+                "origin: true",
+                "`credentials` by source gives credentials to `origin`, which",
+            )
+        } else {
+            ("true", "`credentials(true)`")
+        };
         return Err(CorsConfigError::new(
             "credentials",
-            Some("true"),
-            "`credentials(true)` cannot be combined with any origin (`*`): browsers refuse \
-             `Access-Control-Allow-Origin: *` on credentialed requests. List the allowed origins, or use \
-             `AllowOrigin::mirror_request()` to reflect every origin deliberately"
-                .to_owned(),
+            Some(value),
+            format!(
+                "{written} cannot be combined with any origin (`*`): browsers refuse \
+                 `Access-Control-Allow-Origin: *` on credentialed requests. List the allowed \
+                 origins, or use `AllowOrigin::mirror_request()` to reflect every origin deliberately"
+            ),
         ));
     }
     Ok(origin)
@@ -585,32 +603,28 @@ fn compile_preflight(
     options: &CorsOptions,
     origin: &CompiledOrigin,
     methods: &CompiledMethods,
-    credentials: bool,
+    credentials: Credentials,
 ) -> Result<PreflightAnswer, CorsConfigError> {
     let any_origin = matches!(origin.rule, OriginRule::Any);
     let status = options.preflight_status.unwrap_or_default().compile()?;
-    // Every preflight answer depends on the three request headers of a preflight: each can
-    // make it refused (a method or header not allowed or malformed, private network access
-    // not enabled). A cache that stored one answer must not reuse it for another value.
-    let mut vary = vary::REQUEST_METHOD | vary::REQUEST_HEADERS | vary::REQUEST_PRIVATE_NETWORK;
-    if !any_origin {
-        vary |= vary::ORIGIN;
-    }
     Ok(PreflightAnswer::new(PreflightParts {
         reflects_origin: !any_origin,
-        credentials,
+        credentials: credentials.any(),
         mirrors_method: methods.is_mirror(),
         methods: methods.fixed_value(),
         headers: options
             .allow_headers
             .clone()
             .unwrap_or_default()
-            .compile(credentials)?,
-        max_age: options.max_age.map(crate::MaxAge::compile).transpose()?,
+            .compile(credentials.any())?,
+        max_age: options
+            .max_age
+            .map(crate::max_age::MaxAge::compile)
+            .transpose()?,
         cache_control: options
             .preflight_cache_control
             .as_ref()
-            .map(crate::PreflightCacheControl::compile)
+            .map(crate::cache_control::PreflightCacheControl::compile)
             .transpose()?,
         private_network: options.private_network.unwrap_or(false),
         status,
@@ -618,7 +632,9 @@ fn compile_preflight(
             RejectedPreflight::NoCorsHeaders => status,
             RejectedPreflight::Forbidden => StatusCode::FORBIDDEN,
         },
-        vary: VaryNames::with_extra(vary, &origin.varying_on)
-            .expect("the set names `Vary` headers"),
+        // Every preflight answer depends on the request headers of a preflight: a cache that
+        // stored one answer must not reuse it for another value.
+        vary: Vary::new(!any_origin, true, &origin.varying_on)
+            .expect("a preflight's answer varies on its request headers"),
     }))
 }

@@ -6,17 +6,19 @@ use http::header::{
 };
 use http::{HeaderMap, HeaderName, HeaderValue, StatusCode};
 
-use crate::Refusal;
 use crate::allow_headers::{CompiledHeaders, HeadersGrant};
 use crate::header::ACCESS_CONTROL_ALLOW_PRIVATE_NETWORK;
-use crate::values::{NO_STORE, STAR, TRUE};
-use crate::vary::VaryNames;
+use crate::header::{NO_STORE, STAR, TRUE};
+use crate::refusal::Refusal;
+use crate::vary::Vary;
 
 /// What a granted preflight's answer takes from the request; the rest is the policy's.
 #[derive(Clone, Debug)]
 pub(crate) struct PreflightGrant {
     /// The origin to reflect; `None` under any origin, which answers `*`.
     pub(crate) origin: Option<HeaderValue>,
+    /// Whether the origin's source gets credentials.
+    pub(crate) credentials: bool,
     /// The requested method, when the policy mirrors it; `None` answers with the policy's value.
     pub(crate) method: Option<HeaderValue>,
     pub(crate) headers: HeadersGrant,
@@ -28,6 +30,7 @@ pub(crate) struct PreflightGrant {
 pub(crate) struct PreflightParts {
     /// Whether a granted answer reflects the origin (otherwise `*`).
     pub(crate) reflects_origin: bool,
+    /// Whether any source gets credentials.
     pub(crate) credentials: bool,
     /// Whether a granted answer's `Access-Control-Allow-Methods` is the requested method.
     pub(crate) mirrors_method: bool,
@@ -41,7 +44,7 @@ pub(crate) struct PreflightParts {
     pub(crate) status: StatusCode,
     pub(crate) rejected_status: StatusCode,
     /// `Vary` of every preflight answer, granted or refused.
-    pub(crate) vary: VaryNames,
+    pub(crate) vary: Vary,
 }
 
 /// The policy's half of every preflight answer: its [parts](PreflightParts), the headers added
@@ -94,13 +97,14 @@ impl PreflightAnswer {
     fn insert_granted(&self, grant: PreflightGrant, response: &mut HeaderMap) {
         let PreflightGrant {
             origin,
+            credentials,
             method,
             headers,
             private_network,
         } = grant;
         let parts = &self.parts;
         response.insert(ACCESS_CONTROL_ALLOW_ORIGIN, origin.unwrap_or(STAR));
-        if parts.credentials {
+        if credentials {
             response.insert(ACCESS_CONTROL_ALLOW_CREDENTIALS, TRUE);
         }
         if let Some(methods) = method.or_else(|| parts.methods.clone()) {
@@ -132,6 +136,7 @@ impl PreflightAnswer {
         let parts = &self.parts;
         let grant = PreflightGrant {
             origin: parts.reflects_origin.then(|| placeholder.clone()),
+            credentials: parts.credentials,
             method: parts.mirrors_method.then(|| placeholder.clone()),
             headers: if parts.headers.echoes_request() {
                 HeadersGrant::Echo(placeholder.clone())
@@ -165,7 +170,7 @@ impl PreflightAnswer {
 /// still holds the request, which a preflight never passes on to a handler.
 ///
 /// A granted preflight gets `Access-Control-Allow-Origin`, `-Allow-Methods`, and as configured
-/// `-Allow-Credentials`, `-Allow-Headers`, `-Max-Age`, `-Allow-Private-Network` and
+/// `-Allow-Credentials` (when the origin's source gets credentials), `-Allow-Headers`, `-Max-Age`, `-Allow-Private-Network` and
 /// `Cache-Control`. A refused one gets no `Access-Control-*` header, the status of
 /// [`CorsOptions::rejected_preflight`](crate::CorsOptions::rejected_preflight), and
 /// `Cache-Control: no-store` when
@@ -259,10 +264,14 @@ impl<'a> PreflightDecision<'a> {
         *response_headers = policy.prebuilt.clone();
         let PreflightGrant {
             origin,
+            credentials,
             method,
             headers,
             private_network,
         } = grant;
+        if policy.parts.credentials && !credentials {
+            drop(response_headers.remove(ACCESS_CONTROL_ALLOW_CREDENTIALS));
+        }
         if let Some(origin) = origin {
             set_prebuilt(response_headers, ACCESS_CONTROL_ALLOW_ORIGIN, origin);
         }

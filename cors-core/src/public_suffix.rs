@@ -5,7 +5,7 @@
 //! [Public Suffix List](https://publicsuffix.org/), compiled in as text; without it, only
 //! top-level domains (one label) are known.
 
-use crate::CorsConfigError;
+use crate::error::CorsConfigError;
 
 /// Which section of the Public Suffix List a suffix is in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

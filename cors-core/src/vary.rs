@@ -5,79 +5,53 @@
 //! with a different value of that header. The names are merged into any `Vary` the handler set,
 //! never overwriting it and never duplicating a name.
 
-use std::sync::Arc;
-
 use http::header::{Entry, OccupiedEntry, VARY};
 use http::{HeaderMap, HeaderName, HeaderValue};
 
-/// The request headers a CORS answer can depend on, in the order `Vary` lists them.
-const NAMES: [&str; 4] = [
-    "Origin",
+/// The request headers every preflight answer depends on beside `Origin`: each can make it
+/// refused (a method or header not allowed or malformed, private network access not enabled).
+const PREFLIGHT: [&str; 3] = [
     "Access-Control-Request-Method",
     "Access-Control-Request-Headers",
     "Access-Control-Request-Private-Network",
 ];
 
-/// `Origin`, as a bit of a [`VaryNames`] set.
-pub(crate) const ORIGIN: u8 = 1;
-/// `Access-Control-Request-Method`.
-pub(crate) const REQUEST_METHOD: u8 = 1 << 1;
-/// `Access-Control-Request-Headers`.
-pub(crate) const REQUEST_HEADERS: u8 = 1 << 2;
-/// `Access-Control-Request-Private-Network`.
-pub(crate) const REQUEST_PRIVATE_NETWORK: u8 = 1 << 3;
-
-/// `Vary: Origin`, for actual responses whose answer depends on the origin alone.
-pub(crate) static VARY_ORIGIN: VaryNames = VaryNames {
-    set: ORIGIN,
-    extra: None,
-    value: HeaderValue::from_static("Origin"),
-};
-
-/// A fixed set of names to add to `Vary` (bits of [`NAMES`], and names an origin decision
-/// depends on), with its header value prebuilt.
+/// The request headers an answer depends on, as a prebuilt `Vary` value.
 #[derive(Debug, Clone)]
-pub(crate) struct VaryNames {
-    set: u8,
-    /// Request headers a request-aware origin decision reads
-    /// ([`AllowOrigin::varying_on`](crate::AllowOrigin::varying_on)).
-    extra: Option<Arc<[HeaderName]>>,
-    value: HeaderValue,
-}
+pub(crate) struct Vary(HeaderValue);
 
-impl VaryNames {
-    /// The names of the bits in `set`; `None` when it has none.
-    #[cfg(test)]
-    pub(crate) fn new(set: u8) -> Option<Self> {
-        Self::with_extra(set, &[])
-    }
+/// `Vary: Origin`, of actual responses whose answer depends on the origin alone.
+pub(crate) static VARY_ORIGIN: Vary = Vary(HeaderValue::from_static("Origin"));
 
-    /// The names of the bits in `set`, then `extra`; `None` when there are none.
-    pub(crate) fn with_extra(set: u8, extra: &[HeaderName]) -> Option<Self> {
-        let mut names: Vec<&str> = names(set).collect();
-        names.extend(extra.iter().map(HeaderName::as_str));
+impl Vary {
+    /// `Origin` (when `origin`), the preflight's request headers (when `preflight`), then
+    /// `extra`, in that order; `None` when there are none.
+    pub(crate) fn new(origin: bool, preflight: bool, extra: &[HeaderName]) -> Option<Self> {
+        let names: Vec<&str> = (origin.then_some("Origin").into_iter())
+            .chain(preflight.then_some(PREFLIGHT).into_iter().flatten())
+            .chain(extra.iter().map(HeaderName::as_str))
+            .collect();
         if names.is_empty() {
             return None;
         }
         let value = crate::intern::static_value(&names.join(", "))
             .expect("header names joined with `, ` are a header value");
-        let extra = (!extra.is_empty()).then(|| Arc::from(extra));
-        Some(Self { set, extra, value })
+        Some(Vary(value))
     }
 
-    /// Merges the names into `headers`. With no `Vary` yet, inserts the prebuilt value (no
-    /// allocation); allocates only to merge with a `Vary` that lists other names.
+    /// Merges the names into `headers`: the prebuilt value when the answer has no `Vary` yet
+    /// (no allocation), [`merge_vary`] otherwise.
+    #[inline]
     pub(crate) fn apply(&self, headers: &mut HeaderMap) {
-        // An append looks the name up once, where a lookup then an insert look it up twice (and
-        // `HeaderMap::entry` costs more still): with no `Vary` yet, the common case, that is all.
-        if headers.append(VARY, self.value.clone()) {
+        // An append looks the name up once, where an entry or a lookup then an insert cost
+        // more: with no `Vary` yet, the common case, that is all.
+        if headers.append(VARY, self.0.clone()) {
             self.merge_appended(headers);
         }
     }
 
-    /// Merges the names into the `Vary` the answer had already, to which [`apply`](Self::apply)
-    /// appended the prebuilt value: that line is taken back first, the others staying where
-    /// they were.
+    /// [`merge_vary`] into the `Vary` the answer had, once the line [`apply`](Self::apply)
+    /// appended is taken back.
     #[cold]
     fn merge_appended(&self, headers: &mut HeaderMap) {
         let Entry::Occupied(mut entry) = headers.entry(VARY) else {
@@ -92,67 +66,7 @@ impl VaryNames {
         for line in lines {
             entry.append(line);
         }
-        self.merge(headers);
-    }
-
-    #[cold]
-    fn merge(&self, headers: &mut HeaderMap) {
-        let Entry::Occupied(mut entry) = headers.entry(VARY) else {
-            return;
-        };
-        let mut absent = self.set;
-        let extra: &[HeaderName] = self.extra.as_deref().unwrap_or(&[]);
-        let mut extra_absent: Vec<bool> = vec![true; extra.len()];
-        for line in entry.iter() {
-            for element in line.as_bytes().split(|&b| b == b',') {
-                let element = element.trim_ascii();
-                if element == b"*" {
-                    // `Vary: *` already says the response varies on everything.
-                    return;
-                }
-                for (bit, name) in NAMES.iter().enumerate() {
-                    if element.eq_ignore_ascii_case(name.as_bytes()) {
-                        absent &= !(1 << bit);
-                    }
-                }
-                for (name, absent) in extra.iter().zip(&mut extra_absent) {
-                    if element.eq_ignore_ascii_case(name.as_str().as_bytes()) {
-                        *absent = false;
-                    }
-                }
-            }
-        }
-        if absent == 0 && !extra_absent.contains(&true) {
-            return;
-        }
-        let mut merged: Vec<u8> = Vec::new();
-        let mut push = |part: &[u8]| {
-            if !merged.is_empty() {
-                merged.extend_from_slice(b", ");
-            }
-            merged.extend_from_slice(part);
-        };
-        for line in entry.iter() {
-            let line = line.as_bytes().trim_ascii();
-            if !line.is_empty() {
-                push(line);
-            }
-        }
-        for name in names(absent) {
-            push(name.as_bytes());
-        }
-        for (name, _) in extra
-            .iter()
-            .zip(&extra_absent)
-            .filter(|(_, absent)| **absent)
-        {
-            push(name.as_str().as_bytes());
-        }
-        // Replaces every existing line with the merged one.
-        entry.insert(
-            HeaderValue::from_bytes(&merged)
-                .expect("header values and names joined with `, ` are a header value"),
-        );
+        merge_vary(headers, &self.0);
     }
 }
 
@@ -234,15 +148,6 @@ fn merged_lists(merged: &[u8], name: &[u8]) -> bool {
         .any(|element| element.eq_ignore_ascii_case(name))
 }
 
-/// The names of the bits in `set`, in [`NAMES`] order.
-fn names(set: u8) -> impl Iterator<Item = &'static str> {
-    NAMES
-        .iter()
-        .enumerate()
-        .filter(move |(bit, _)| set & (1 << bit) != 0)
-        .map(|(_, name)| *name)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -255,33 +160,32 @@ mod tests {
             .collect()
     }
 
-    #[test]
-    fn inserts_when_absent() {
-        let names = VaryNames::new(ORIGIN | REQUEST_METHOD).unwrap();
-        let mut headers = HeaderMap::new();
-        names.apply(&mut headers);
-        assert_eq!(
-            vary_lines(&headers),
-            ["Origin, Access-Control-Request-Method"]
-        );
+    fn vary(origin: bool, preflight: bool, extra: &[&'static str]) -> Vary {
+        let extra: Vec<HeaderName> = extra.iter().map(|n| HeaderName::from_static(n)).collect();
+        Vary::new(origin, preflight, &extra).unwrap()
     }
 
     #[test]
-    fn merges_without_duplicates() {
-        let names = VaryNames::new(REQUEST_HEADERS | ORIGIN).unwrap();
+    fn inserts_when_absent_and_merges_without_duplicates() {
+        let mut headers = HeaderMap::new();
+        vary(true, false, &[]).apply(&mut headers);
+        assert_eq!(vary_lines(&headers), ["Origin"]);
         let mut headers = HeaderMap::new();
         headers.insert(VARY, HeaderValue::from_static("accept-encoding, origin"));
         headers.append(VARY, HeaderValue::from_static("Accept"));
-        names.apply(&mut headers);
+        vary(true, true, &[]).apply(&mut headers);
         assert_eq!(
             vary_lines(&headers),
-            ["accept-encoding, origin, Accept, Access-Control-Request-Headers"]
+            [
+                "accept-encoding, origin, Accept, Access-Control-Request-Method, \
+                 Access-Control-Request-Headers, Access-Control-Request-Private-Network"
+            ]
         );
     }
 
     #[test]
     fn extra_names_are_listed_and_merged() {
-        let names = VaryNames::with_extra(ORIGIN, &[HeaderName::from_static("x-tenant")]).unwrap();
+        let names = vary(true, false, &["x-tenant"]);
         let mut headers = HeaderMap::new();
         names.apply(&mut headers);
         assert_eq!(vary_lines(&headers), ["Origin, x-tenant"]);
@@ -291,48 +195,25 @@ mod tests {
         assert_eq!(vary_lines(&headers), ["X-Tenant, Origin"]);
         let mut headers = HeaderMap::new();
         headers.insert(VARY, HeaderValue::from_static("origin, x-tenant"));
+        headers.append(VARY, HeaderValue::from_static("Accept"));
         names.apply(&mut headers);
-        assert_eq!(vary_lines(&headers), ["origin, x-tenant"]);
+        assert_eq!(vary_lines(&headers), ["origin, x-tenant", "Accept"]);
     }
 
     #[test]
-    fn leaves_complete_and_star() {
-        let names = &VaryNames::new(ORIGIN).unwrap();
+    fn leaves_star_and_lists_names_in_order() {
         let mut headers = HeaderMap::new();
-        headers.insert(VARY, HeaderValue::from_static("ORIGIN"));
-        names.apply(&mut headers);
-        assert_eq!(vary_lines(&headers), ["ORIGIN"]);
         headers.insert(VARY, HeaderValue::from_static("*"));
-        names.apply(&mut headers);
+        vary(true, false, &[]).apply(&mut headers);
         assert_eq!(vary_lines(&headers), ["*"]);
-    }
-
-    #[test]
-    fn none_for_empty() {
-        assert!(VaryNames::new(0).is_none());
-    }
-
-    #[test]
-    fn lists_names_in_order() {
-        let all =
-            VaryNames::new(REQUEST_PRIVATE_NETWORK | REQUEST_HEADERS | REQUEST_METHOD | ORIGIN)
-                .unwrap();
-        let mut headers = HeaderMap::new();
-        all.apply(&mut headers);
-        assert_eq!(
-            vary_lines(&headers),
-            [
-                "Origin, Access-Control-Request-Method, Access-Control-Request-Headers, \
-                 Access-Control-Request-Private-Network"
-            ]
-        );
+        assert!(Vary::new(false, false, &[]).is_none());
         let mut headers = HeaderMap::new();
         headers.insert(
             VARY,
             HeaderValue::from_static("access-control-request-method"),
         );
         headers.append(VARY, HeaderValue::from_static(""));
-        all.apply(&mut headers);
+        vary(true, true, &[]).apply(&mut headers);
         assert_eq!(
             vary_lines(&headers),
             [

@@ -40,47 +40,197 @@ fn module_path(src: &Path, file: &Path) -> ModulePath {
     parts
 }
 
-/// The code of `text` without its unit tests, which may import anything.
-fn without_tests(text: &str) -> &str {
-    text.find("#[cfg(test)]\nmod tests")
-        .map_or(text, |at| &text[..at])
+/// The code of `text` without its unit tests, which may import anything, and without its
+/// comments, whose paths (doc links) import nothing.
+fn code_of(text: &str) -> String {
+    let code = text
+        .find("#[cfg(test)]\nmod tests")
+        .map_or(text, |at| &text[..at]);
+    code.lines()
+        .map(|line| match line.trim_start().starts_with("//") {
+            true => "",
+            false => line,
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
-/// The files that `file` (module `module`) names with `crate::`, `super::` or `self::` paths.
-fn imports(text: &str, module: &ModulePath, files: &BTreeSet<ModulePath>) -> BTreeSet<ModulePath> {
-    let mut found = BTreeSet::new();
-    let code = without_tests(text);
-    for (at, _) in code.match_indices("::") {
-        let start = code[..at]
-            .rfind(|c: char| !(c.is_alphanumeric() || c == '_'))
-            .map_or(0, |i| i + 1);
-        let head = &code[start..at];
-        let mut base: ModulePath = match head {
+fn is_ident(c: char) -> bool {
+    c.is_alphanumeric() || c == '_'
+}
+
+/// The paths of the use tree that starts `code` (after a `head::`), each with the name it is
+/// known by where it is used (`a::b as c`: `c`), and how many bytes the tree takes.
+fn use_tree(code: &str) -> (Vec<(Vec<String>, String)>, usize) {
+    let mut prefix = Vec::new();
+    let mut at = 0;
+    loop {
+        let rest = &code[at..];
+        if let Some(group) = rest.strip_prefix('{') {
+            let mut paths = Vec::new();
+            let mut inner = 0;
+            loop {
+                let item = group[inner..].trim_start();
+                inner = group.len() - item.len();
+                if item.is_empty() || item.starts_with('}') {
+                    inner += usize::from(item.starts_with('}'));
+                    break;
+                }
+                let (sub, len) = use_tree(item);
+                for (path, name) in sub {
+                    // `self` in a group is its prefix itself.
+                    let path: Vec<String> = path.into_iter().filter(|s| s != "self").collect();
+                    let mut full = prefix.clone();
+                    full.extend(path);
+                    let name = if name == "self" {
+                        full.last().cloned().unwrap_or_default()
+                    } else {
+                        name
+                    };
+                    paths.push((full, name));
+                }
+                inner += len;
+                let after = group[inner..].trim_start();
+                inner = group.len() - after.len();
+                if after.starts_with(',') {
+                    inner += 1;
+                }
+            }
+            return (paths, at + 1 + inner);
+        }
+        let len = rest.find(|c: char| !is_ident(c)).unwrap_or(rest.len());
+        if len == 0 {
+            // A glob, or the end of the path.
+            let glob = usize::from(rest.starts_with('*'));
+            let name = prefix.last().cloned().unwrap_or_default();
+            return (vec![(prefix, name)], at + glob);
+        }
+        prefix.push(rest[..len].to_owned());
+        at += len;
+        if code[at..].starts_with("::") {
+            at += 2;
+            continue;
+        }
+        let mut name = prefix.last().cloned().unwrap_or_default();
+        if let Some(alias) = code[at..].trim_start().strip_prefix("as ") {
+            let alias = alias.trim_start();
+            let alias_len = alias.find(|c: char| !is_ident(c)).unwrap_or(alias.len());
+            name = alias[..alias_len].to_owned();
+            at = code.len() - alias.len() + alias_len;
+        }
+        return (vec![(prefix, name)], at);
+    }
+}
+
+/// Every path of `code` that starts with `crate::`, `super::` or `self::` (or, in a `use`, with
+/// a child module of `module`), made absolute, with the name it is known by and whether it is
+/// a re-export (`pub use`).
+fn paths(
+    code: &str,
+    module: &ModulePath,
+    files: &BTreeSet<ModulePath>,
+) -> Vec<(ModulePath, String, bool)> {
+    let mut found = Vec::new();
+    let mut at = 0;
+    while let Some(offset) = code[at..].find(|c: char| is_ident(c)) {
+        let start = at + offset;
+        let len = code[start..]
+            .find(|c: char| !is_ident(c))
+            .unwrap_or(code.len() - start);
+        let word = &code[start..start + len];
+        at = start + len;
+        if start > 0 && code[..start].ends_with("::") || !code[at..].starts_with("::") {
+            continue;
+        }
+        let before = code[..start].trim_end();
+        let in_use = before.ends_with("use");
+        let base: ModulePath = match word {
             "crate" => Vec::new(),
             // In `a/mod.rs` as in `a.rs`, `super` is the parent of module `a`.
             "super" => module[..module.len().saturating_sub(1)].to_vec(),
             "self" => module.clone(),
+            // A child module named at the start of a `use` path.
+            child if in_use && files.contains(&[&module[..], &[child.to_owned()]].concat()) => {
+                at = start;
+                module.clone()
+            }
             _ => continue,
         };
-        let rest: Vec<&str> = code[at + 2..]
-            .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':'))
-            .next()
-            .unwrap_or("")
-            .split("::")
-            .filter(|s| !s.is_empty())
-            .collect();
-        base.extend(rest.iter().map(|s| (*s).to_owned()));
-        // The longest prefix that is a file; the crate root does not count (it declares all).
-        for len in (1..=base.len()).rev() {
-            if files.contains(&base[..len]) {
-                if base[..len] != module[..] {
-                    found.insert(base[..len].to_vec());
-                }
-                break;
-            }
+        if at != start {
+            at += 2;
+        }
+        let visibility = before.strip_suffix("use").unwrap_or_default().trim_end();
+        let public = in_use
+            && ["pub", "pub(crate)", "pub(super)"]
+                .iter()
+                .any(|v| visibility.ends_with(v));
+        let (tree, len) = use_tree(&code[at..]);
+        at += len;
+        for (path, name) in tree {
+            let mut full = base.clone();
+            full.extend(path);
+            found.push((full, name, public));
         }
     }
     found
+}
+
+/// The file a path names: the longest prefix that is a file, following re-exports (`pub use`)
+/// of the names after it, so that `crate::Name` re-exported by the root names the file that
+/// defines `Name`.
+fn file_of(
+    path: &[String],
+    files: &BTreeSet<ModulePath>,
+    exports: &BTreeMap<(ModulePath, String), ModulePath>,
+    depth: usize,
+) -> Option<ModulePath> {
+    let len = (0..=path.len())
+        .rev()
+        .find(|&len| files.contains(&path[..len]))?;
+    let file = path[..len].to_vec();
+    match path.get(len) {
+        Some(name) if depth < 8 => match exports.get(&(file.clone(), name.clone())) {
+            Some(target) => {
+                let mut next = target.clone();
+                next.extend_from_slice(&path[len + 1..]);
+                file_of(&next, files, exports, depth + 1).or(Some(file))
+            }
+            None => Some(file),
+        },
+        _ => Some(file),
+    }
+}
+
+/// The files that each file names with `crate::`, `super::` or `self::` paths, re-exports
+/// followed.
+fn import_edges(
+    codes: &BTreeMap<ModulePath, String>,
+    files: &BTreeSet<ModulePath>,
+) -> BTreeMap<ModulePath, BTreeSet<ModulePath>> {
+    let all: BTreeMap<&ModulePath, Vec<(ModulePath, String, bool)>> = codes
+        .iter()
+        .map(|(module, code)| (module, paths(code, module, files)))
+        .collect();
+    let mut exports = BTreeMap::new();
+    for (module, found) in &all {
+        for (path, name, public) in found {
+            if *public {
+                exports.insert(((*module).clone(), name.clone()), path.clone());
+            }
+        }
+    }
+    let mut edges = BTreeMap::new();
+    for (module, found) in &all {
+        let targets: BTreeSet<ModulePath> = found
+            .iter()
+            .filter_map(|(path, _, _)| file_of(path, files, &exports, 0))
+            .filter(|target| target != *module && !target.is_empty())
+            .collect();
+        if !module.is_empty() {
+            edges.insert((*module).clone(), targets);
+        }
+    }
+    edges
 }
 
 /// The strongly connected groups of more than one file (Tarjan's algorithm).
@@ -178,20 +328,15 @@ fn no_file_imports_one_that_imports_it_back_and_no_function_is_over_a_screen() {
         let mut paths = Vec::new();
         sources(&src, &mut paths);
         let files: BTreeSet<ModulePath> = paths.iter().map(|p| module_path(&src, p)).collect();
-        let mut edges = BTreeMap::new();
+        let mut codes = BTreeMap::new();
         for path in &paths {
             let text = std::fs::read_to_string(path).expect("a source file");
-            let module = module_path(&src, path);
-            if !module.is_empty() {
-                edges.insert(module.clone(), imports(&text, &module, &files));
-            }
+            codes.insert(module_path(&src, path), code_of(&text));
             for (name, length) in long_functions(&text) {
                 problems.push(format!("{}: fn {name} is {length} lines", path.display()));
             }
         }
-        for edge in edges.values_mut() {
-            edge.remove(&Vec::new());
-        }
+        let edges = import_edges(&codes, &files);
         for group in cycles(&edges) {
             let names: Vec<String> = group.iter().map(|m| m.join("::")).collect();
             problems.push(format!(
@@ -210,11 +355,34 @@ fn the_checks_find_what_they_look_for() {
     let a: ModulePath = vec!["a".into()];
     let b: ModulePath = vec!["b".into()];
     let c: ModulePath = vec!["c".into()];
-    let files: BTreeSet<ModulePath> = [a.clone(), b.clone(), c.clone()].into();
+    let root: ModulePath = Vec::new();
+    let files: BTreeSet<ModulePath> = [root.clone(), a.clone(), b.clone(), c.clone()].into();
+    let codes = BTreeMap::from([
+        (
+            a.clone(),
+            "use crate::b::X;\nuse super::c;\nuse crate::{b::{Y, self}, Z};".to_owned(),
+        ),
+        (b.clone(), "fn f() -> crate::Z { crate::c::g() }".to_owned()),
+        (c.clone(), "/// [`crate::Z`]\nstruct W;".to_owned()),
+        (root, "mod a;\npub use a::{Q as Z};".to_owned()),
+    ]);
+    let codes = codes
+        .into_iter()
+        .map(|(m, text)| (m, code_of(&text)))
+        .collect();
+    let edges = import_edges(&codes, &files);
     assert_eq!(
-        imports("use crate::b::X;\nuse super::c;", &a, &files),
-        [b.clone(), c.clone()].into()
+        edges[&a],
+        [b.clone(), c.clone()].into(),
+        "`crate::Z` is the root's `a::Q`"
     );
+    assert_eq!(
+        edges[&b],
+        [a.clone(), c.clone()].into(),
+        "re-exports are followed"
+    );
+    assert!(edges[&c].is_empty(), "doc links import nothing");
+    assert_eq!(cycles(&edges).len(), 1);
     let edges = BTreeMap::from([
         (a.clone(), BTreeSet::from([b.clone()])),
         (b.clone(), BTreeSet::from([c.clone()])),

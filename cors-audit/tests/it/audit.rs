@@ -654,3 +654,42 @@ async fn a_correct_port_wildcard_has_no_finding() {
     let run = run_binary(&[&url, "--origin", "http://localhost:*", "--credentials"]).await;
     assert_eq!(run.code, 0, "{}", run.stdout);
 }
+
+/// Credentials for the first-party list and not for the tenants' set: the report says which
+/// origins get them, in the table and in JSON, and finds nothing wrong.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_report_says_which_origins_get_credentials() {
+    let tenant = "https://acme.example";
+    let tenants = cors_axum::cors::OriginSet::new("tenants");
+    tenants.insert(tenant).unwrap();
+    let options = cors_axum::CorsOptions::new()
+        .origin(ALLOWED)
+        .origin_set(&tenants)
+        .credentials(cors_axum::cors::Credentials::by_source().origin(true));
+    let base = serve(servers::cors_axum(options, false)).await;
+    let url = format!("{base}/items");
+    let report = audit_of(url.clone(), &[ALLOWED, tenant], true).await;
+    assert!(report.is_clean(), "{report}");
+    let granted: Vec<(&str, bool)> = report.routes[0]
+        .granted
+        .iter()
+        .map(|g| (g.origin.as_str(), g.credentials))
+        .collect();
+    assert_eq!(granted, [(ALLOWED, true), (tenant, false)], "{report}");
+    assert!(
+        report.to_string().contains(&format!(
+            "origins granted: {ALLOWED} (with credentials), {tenant} (without credentials)"
+        )),
+        "{report}"
+    );
+    let run = run_binary(&[&url, "--origin", ALLOWED, "--origin", tenant, "--json"]).await;
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(
+        json["routes"][0]["granted"],
+        serde_json::json!([
+            {"origin": ALLOWED, "credentials": true},
+            {"origin": tenant, "credentials": false},
+        ])
+    );
+}

@@ -37,8 +37,8 @@ pub use service::{CorsService, CorsServiceRejection};
 pub use watch::{FileWatch, WatchError};
 
 pub use cors_axum_core::{
-    AllowHeaders, AllowMethods, CorsConfigError, ExposeHeaders, MaxAge, PreflightStatus,
-    RejectedPreflight,
+    AllowHeaders, AllowMethods, CorsConfigError, Credentials, ExposeHeaders, MaxAge,
+    PreflightStatus, RejectedPreflight,
 };
 
 /// The framework-independent CORS engine, re-exported from `cors-axum-core`.

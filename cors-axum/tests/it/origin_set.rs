@@ -161,3 +161,58 @@ async fn a_reload_that_leaves_the_set_out_is_refused_as_widening() {
     let answer = get(addr, evil).await;
     assert_eq!(answer.header("access-control-allow-origin"), None);
 }
+
+/// Credentials by source, from an options file: the first-party list with credentials and the
+/// tenants' set without, then the reverse, over a real socket, on actual requests and
+/// preflights alike; every answer names its own origin and varies on `Origin`.
+#[tokio::test]
+async fn credentials_go_to_the_sources_the_file_names() {
+    let acme = "https://acme.example";
+    let app = "https://app.example";
+    for (credentials, app_gets, acme_gets) in [
+        (r#"{"origin": true, "origin_set": false}"#, true, false),
+        (r#"{"origin": false, "origin_set": true}"#, false, true),
+    ] {
+        let options: CorsOptions = serde_json::from_str(&format!(
+            r#"{{"origin": ["{app}"], "origin_set": "tenants", "credentials": {credentials}}}"#
+        ))
+        .unwrap();
+        let tenants = OriginSet::new("tenants");
+        tenants.insert(acme).unwrap();
+        let router = TenantsModule::builder()
+            .provide(options)
+            .provide(tenants)
+            .router()
+            .unwrap();
+        let addr = serve(router).await;
+        for (origin, gets) in [(app, app_gets), (acme, acme_gets)] {
+            let preflight = http1(
+                "OPTIONS",
+                "/notes",
+                &[
+                    ("origin", origin),
+                    ("access-control-request-method", "POST"),
+                ],
+                "",
+            );
+            let get = http1("GET", "/", &[("origin", origin), ("cookie", "s=1")], "");
+            for answer in pipelined(addr, &[preflight, get]).await {
+                assert_eq!(
+                    answer.header("access-control-allow-origin"),
+                    Some(origin),
+                    "{credentials}: {answer:?}"
+                );
+                let expected = gets.then_some("true");
+                assert_eq!(
+                    answer.header("access-control-allow-credentials"),
+                    expected,
+                    "{credentials}: {answer:?}"
+                );
+                assert!(
+                    answer.header("vary").is_some_and(|v| v.contains("Origin")),
+                    "{answer:?}"
+                );
+            }
+        }
+    }
+}

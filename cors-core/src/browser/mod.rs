@@ -344,6 +344,3 @@ impl ScriptRequest {
             .map_err(FetchFailure::Response)
     }
 }
-
-#[cfg(test)]
-mod tests;

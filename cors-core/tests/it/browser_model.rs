@@ -1,9 +1,9 @@
-//! The Fetch standard's rules, case by case.
+//! The browser model (`cors_axum_core::browser`): the Fetch standard's rules, case by case.
 
 use http::header::AUTHORIZATION;
 use http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode};
 
-use super::*;
+use cors_axum_core::browser::*;
 
 const PAGE: &str = "https://app.example";
 
@@ -96,15 +96,11 @@ fn headers_are_trimmed_and_forbidden_ones_dropped() {
     assert!(sent.get("cookie").is_none());
     assert!(sent.get("sec-fetch-mode").is_none());
     assert!(matches!(
-        super::ScriptRequest::new(PAGE, "GET")
-            .unwrap()
-            .header("x y", "1"),
+        ScriptRequest::new(PAGE, "GET").unwrap().header("x y", "1"),
         Err(ScriptError::InvalidHeaderName(_))
     ));
     assert!(matches!(
-        super::ScriptRequest::new(PAGE, "GET")
-            .unwrap()
-            .header("x", "a\nb"),
+        ScriptRequest::new(PAGE, "GET").unwrap().header("x", "a\nb"),
         Err(ScriptError::InvalidHeaderValue(_))
     ));
 }
@@ -166,7 +162,7 @@ fn the_preflight_lists_unsafe_names_sorted_lowercase_without_spaces() {
             .is_none()
     );
 
-    let plain = super::ScriptRequest::new(PAGE, "DELETE")
+    let plain = ScriptRequest::new(PAGE, "DELETE")
         .unwrap()
         .private_network(true);
     let headers = plain.preflight_headers();
