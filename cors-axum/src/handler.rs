@@ -22,7 +22,7 @@ use http::StatusCode;
 
 use crate::cors::respond::{Decision, PathCors};
 use crate::cors::{Finish, ResponseFuture};
-use crate::guard::{Guards, NamedGuard};
+use crate::guard::Guards;
 use crate::provider::{MissingInjection, ProviderScope};
 use crate::unwind::CatchUnwind;
 
@@ -120,32 +120,32 @@ impl<S: Clone + Send + Sync + 'static> Handler<WrappedRoute, S> for Wrapped<S> {
         if let Some(scope) = &setup.scope {
             request.extensions_mut().insert(scope.clone());
         }
-        let Some(cors) = &setup.cors else {
-            return RouteFuture::new(ResponseFuture::new(
-                guarded(&route, request, state, false),
-                Finish::Untouched,
-            ));
+        let decision = match &setup.cors {
+            Some(cors) => cors.decide(&mut request, None),
+            None => Decision::HandOn(Finish::Untouched),
         };
-        RouteFuture::new(match cors.decide(&request) {
+        RouteFuture(match decision {
             Decision::Answer(response) => ResponseFuture::ready(response),
-            Decision::HandOn(finish) => cors.hand_on(request, finish, |request, preflight| {
-                guarded(&route, request, state, preflight)
-            }),
+            Decision::HandOn(finish) => {
+                let preflight = matches!(finish, Finish::Preflight(_));
+                ResponseFuture::new(call(route, request, state, preflight), finish)
+            }
             Decision::Lookup(pending) => {
-                let owned = Arc::clone(&route);
+                let cors = setup.cors.clone().expect("only CORS looks origins up");
                 cors.after_lookup(*pending, request, move |request, preflight| {
-                    guarded(&owned, request, state, preflight)
+                    call(route, request, state, preflight)
                 })
             }
         })
     }
 }
 
-/// The handler of `route` called with `request` behind its guards, unless the request is a
-/// preflight passed on to it: a browser sends a preflight without credentials, so guards never
-/// see one.
-fn guarded<S: Clone + Send + Sync + 'static>(
-    route: &Arc<Kept<S, dyn CallHandler<S>>>,
+/// Calls the handler of `route` with `request`, behind its guards (the first rejection
+/// answers, a guard that panics answers `500`) unless the request is a preflight passed on to
+/// it: a browser sends a preflight without credentials, so guards never see one. Generic over
+/// the state alone, so compiled once per application.
+fn call<S: Clone + Send + Sync + 'static>(
+    route: Arc<Kept<S, dyn CallHandler<S>>>,
     request: Request,
     state: S,
     preflight: bool,
@@ -153,45 +153,28 @@ fn guarded<S: Clone + Send + Sync + 'static>(
     if preflight || route.setup.guards.is_empty() {
         return Infallibly(route.handler.call(request, state));
     }
-    let route = Arc::clone(route);
     Infallibly(Box::pin(async move {
         let (mut parts, body) = request.into_parts();
-        if let Err(rejection) = run_guards(&mut parts, &state, &route.setup.guards).await {
-            return rejection;
+        for (guard, name) in route.setup.guards.iter() {
+            match CatchUnwind::new(guard(&mut parts, &state)).await {
+                Ok(Ok(())) => {}
+                Ok(Err(rejection)) => {
+                    report_missing_injection(&parts, name);
+                    return rejection;
+                }
+                Err(panic) => {
+                    tracing::error!(
+                        target: "cors_axum",
+                        route = parts.uri.path(),
+                        "a guard panicked: {}",
+                        panic.escape_debug()
+                    );
+                    return StatusCode::INTERNAL_SERVER_ERROR.into_response();
+                }
+            }
         }
-        route
-            .handler
-            .call(Request::from_parts(parts, body), state)
-            .await
+        route.handler.call(Request::from_parts(parts, body), state).await
     }))
-}
-
-/// Runs `guards` in order: the first rejection answers, a guard that panics answers `500`.
-/// Generic over the state alone, so compiled once per application rather than per route.
-async fn run_guards<S: Sync>(
-    parts: &mut http::request::Parts,
-    state: &S,
-    guards: &[NamedGuard<S>],
-) -> Result<(), Response> {
-    for (guard, name) in guards {
-        match CatchUnwind::new(guard(parts, state)).await {
-            Ok(Ok(())) => {}
-            Ok(Err(rejection)) => {
-                report_missing_injection(parts, name);
-                return Err(rejection);
-            }
-            Err(panic) => {
-                tracing::error!(
-                    target: "cors_axum",
-                    route = parts.uri.path(),
-                    "a guard panicked: {}",
-                    panic.escape_debug()
-                );
-                return Err(StatusCode::INTERNAL_SERVER_ERROR.into_response());
-            }
-        }
-    }
-    Ok(())
 }
 
 /// Logs, when guard `guard` was rejected after an `Inject<T>` found no value, what to provide:
@@ -226,12 +209,6 @@ impl Future for Infallibly {
 
 /// The future of every route's handler: its answer with what CORS writes into it.
 pub(crate) struct RouteFuture(ResponseFuture<Infallibly>);
-
-impl RouteFuture {
-    fn new(future: ResponseFuture<Infallibly>) -> Self {
-        Self(future)
-    }
-}
 
 impl Future for RouteFuture {
     type Output = Response;

@@ -123,12 +123,10 @@ where
         self.inner.poll_ready(cx)
     }
 
-    fn call(&mut self, request: Request<B>) -> Self::Future {
-        match self.cors.decide(&request) {
+    fn call(&mut self, mut request: Request<B>) -> Self::Future {
+        match self.cors.decide(&mut request, None) {
             Decision::Answer(response) => ResponseFuture::ready(response),
-            Decision::HandOn(finish) => self
-                .cors
-                .hand_on(request, finish, |request, _| self.inner.call(request)),
+            Decision::HandOn(finish) => ResponseFuture::new(self.inner.call(request), finish),
             Decision::Lookup(pending) => {
                 // The ready service is the one to call, once the origin is decided; a clone
                 // stays for the next request.

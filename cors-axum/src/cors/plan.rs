@@ -95,7 +95,7 @@ pub(crate) struct PathPlan {
     default: RoutePlan,
     by_method: Vec<(Method, RoutePlan)>,
     /// Whether any of its policies decides origins asynchronously.
-    asynchronous: bool,
+    pub(crate) asynchronous: bool,
     /// Whether CORS is on for any route of the path.
     has_cors: bool,
     /// The `Vary` of a preflight answer refused because CORS is off for the method asked for,
@@ -196,11 +196,6 @@ impl PathPlan {
         std::iter::once(&self.default)
             .chain(self.by_method.iter().map(|(_, plan)| plan))
             .all(|plan| matches!(plan, RoutePlan::Off { checks: None }))
-    }
-
-    /// Whether a request may need an asynchronous origin decision first.
-    pub(crate) fn is_asynchronous(&self) -> bool {
-        self.asynchronous
     }
 
     /// See the field.

@@ -293,7 +293,7 @@ impl Reloadable {
     fn remake(&self, options: &CorsOptions, given_in: &str) -> Result<PlanTable, ReloadError> {
         match &self.remake {
             Remake::Application(modules) => {
-                let mut plans = self.table.load().plans().to_vec();
+                let mut plans = self.table.load().plans.clone();
                 for module in modules {
                     module.remake(options, given_in, &mut plans)?;
                 }

@@ -41,15 +41,26 @@ pub(crate) enum Decision {
     Lookup(Box<Pending>),
 }
 
-/// A request waiting for an asynchronous origin decision, `lookup`, with what deciding it had
-/// read: the plan that asked (kept even if a reload replaces it meanwhile), its CORS headers,
-/// its route, and whether it is a WebSocket handshake if that was asked.
+/// A request waiting for an asynchronous origin decision, `lookup`.
 pub(crate) struct Pending {
     lookup: OriginLookup,
+    kept: Kept,
+}
+
+/// What deciding a request had read when it asked for a lookup: the plan that asked (kept even
+/// if a reload replaces it meanwhile), the request's CORS headers, its route, and whether it is
+/// a WebSocket handshake if that was asked.
+struct Kept {
     plan: Arc<PathPlan>,
     request: Classification,
     route: RouteKey,
     handshake: Handshake,
+}
+
+/// A request kept for an asynchronous origin decision, with the decision's answer.
+pub(crate) struct Resumed {
+    kept: Kept,
+    answer: LookupAnswer,
 }
 
 /// Whether a request is a WebSocket handshake ([`is_handshake`]), asked at most once.
@@ -96,101 +107,61 @@ impl PathCors {
         &self.source
     }
 
-    /// What the path's plan, loaded once, makes of `request`: classified once; decided now, or,
-    /// where its origin is decided asynchronously, classified and kept for the lookup.
-    #[inline]
-    pub(crate) fn decide<B>(&self, request: &Request<B>) -> Decision {
-        let request = Head::of(request);
-        self.source.with(|plan| {
-            let cors = CorsRequest::new(request.method, request.headers).with_uri(request.uri);
-            let key = plan.route_key(&cors);
-            let route = plan.route_at(key);
-            let mut handshake = Handshake::default();
-            if plan.is_asynchronous()
-                && let Some(lookup) = route
-                    .origin_policy(|| handshake.of(&cors, request))
-                    .and_then(|policy| policy.origin_lookup(&cors))
-            {
-                return Decision::Lookup(Box::new(Pending {
-                    lookup,
-                    plan: Arc::clone(plan),
-                    request: cors.classification(),
-                    route: key,
-                    handshake,
-                }));
-            }
-            self.handle(plan, route, &cors, request, handshake)
-        })
-    }
-
-    /// Hands `request` on with `call` (told whether it is a preflight passed on to the route's
-    /// own `OPTIONS` handler, which its guards do not see), its answer finished as `finish`
-    /// says; where handlers may set cookies, the request carries the state they share.
-    pub(crate) fn hand_on<B, F>(
-        &self,
-        mut request: Request<B>,
-        finish: Finish,
-        call: impl FnOnce(Request<B>, bool) -> F,
-    ) -> ResponseFuture<F> {
-        let finish = match finish {
-            Finish::Headers(decision) if self.service => {
+    /// What the path's plan, loaded once, makes of `request`: classified once, then answered
+    /// here (a preflight, a refusal), handed on with what finishes its answer, or, where the
+    /// origin is decided asynchronously, kept for the lookup; `resumed` is such a request
+    /// once the lookup has answered, decided from what was kept, looking no header up again.
+    /// Where handlers may set cookies, the request carries the state they share.
+    pub(crate) fn decide<B>(&self, request: &mut Request<B>, resumed: Option<Resumed>) -> Decision {
+        let decision = self.decide_head(Head::of(request), resumed);
+        match decision {
+            Decision::HandOn(Finish::Headers(decision)) if self.service => {
                 let state = Arc::new(ResponseState::new(decision));
                 request.extensions_mut().insert(Arc::clone(&state));
-                Finish::Cookies(state)
+                Decision::HandOn(Finish::Cookies(state))
             }
-            finish => finish,
-        };
-        let preflight = matches!(finish, Finish::Preflight(_));
-        ResponseFuture::new(call(request, preflight), finish)
+            decision => decision,
+        }
     }
 
-    /// The rest of a request whose origin is decided asynchronously: `pending`'s lookup awaited
-    /// (at most its timeout), the request decided from what was kept, looking no header up
-    /// again, then answered or handed on with `call` as [`hand_on`](Self::hand_on) does.
-    pub(crate) fn after_lookup<B, F>(
-        &self,
-        pending: Pending,
-        request: Request<B>,
-        call: impl FnOnce(Request<B>, bool) -> F + Send + 'static,
-    ) -> ResponseFuture<F>
-    where
-        B: Send + 'static,
-        F: Send + 'static,
-    {
-        let cors = self.clone();
-        ResponseFuture::lookup(Box::pin(async move {
-            let Pending {
-                lookup,
-                plan,
-                request: kept,
-                route,
-                handshake,
-            } = pending;
-            let answer = settle(lookup).await;
-            let decision = {
-                let head = Head::of(&request);
-                let resumed = CorsRequest::resumed(head.method, head.headers, &kept)
-                    .with_uri(head.uri)
+    /// [`decide`](Self::decide) on the request's head: not generic, so compiled once.
+    fn decide_head(&self, request: Head<'_>, resumed: Option<Resumed>) -> Decision {
+        let loaded;
+        let (plan, cors, key, mut handshake) = match &resumed {
+            Some(Resumed { kept, answer }) => {
+                let cors = CorsRequest::resumed(request.method, request.headers, &kept.request)
+                    .with_uri(request.uri)
                     .with_origin_answer(answer.as_origin_answer());
-                cors.handle(&plan, plan.route_at(route), &resumed, head, handshake)
-            };
-            match decision {
-                Decision::HandOn(finish) => cors.hand_on(request, finish, call),
-                Decision::Answer(response) => ResponseFuture::ready(response),
-                Decision::Lookup(_) => unreachable!("a request is looked up once"),
+                (&kept.plan, cors, kept.route, kept.handshake)
             }
-        }))
-    }
-
-    /// How `route` of `plan` handles the classified request `cors`.
-    fn handle(
-        &self,
-        plan: &PathPlan,
-        route: &RoutePlan,
-        cors: &CorsRequest<'_>,
-        request: Head<'_>,
-        mut handshake: Handshake,
-    ) -> Decision {
+            None => {
+                let plan = match &self.source {
+                    PlanSource::Static(plan) => plan,
+                    PlanSource::Table { table, index } => {
+                        loaded = table.load();
+                        &loaded.plans[*index]
+                    }
+                };
+                let cors = CorsRequest::new(request.method, request.headers).with_uri(request.uri);
+                let key = plan.route_key(&cors);
+                (plan, cors, key, Handshake::default())
+            }
+        };
+        let route = plan.route_at(key);
+        if resumed.is_none()
+            && plan.asynchronous
+            && let Some(lookup) = route
+                .origin_policy(|| handshake.of(&cors, request))
+                .and_then(|policy| policy.origin_lookup(&cors))
+        {
+            let kept = Kept {
+                plan: Arc::clone(plan),
+                request: cors.classification(),
+                route: key,
+                handshake,
+            };
+            return Decision::Lookup(Box::new(Pending { lookup, kept }));
+        }
         if cors.kind() == RequestKind::Preflight {
             if !plan.has_cors() {
                 // No CORS on the path (its plan is there for the checks that stay on without
@@ -199,15 +170,16 @@ impl PathCors {
             }
             if plan.passes_preflight_through() {
                 let mut headers = Box::default();
-                self.preflight(plan, route, cors, request, &mut headers);
+                self.preflight(plan, route, &cors, request, &mut headers);
                 return Decision::HandOn(Finish::Preflight(headers));
             }
             // Written straight into the answer's own headers.
             let mut response = Response::new(Body::empty());
-            let status = self.preflight(plan, route, cors, request, response.headers_mut());
+            let status = self.preflight(plan, route, &cors, request, response.headers_mut());
             *response.status_mut() = status;
             return Decision::Answer(response);
         }
+        let cors = &cors;
         let policy = match route {
             RoutePlan::On { policy, .. } => policy,
             RoutePlan::Off { checks: None } => return Decision::HandOn(Finish::Untouched),
@@ -236,6 +208,48 @@ impl PathCors {
             }
         }
         Decision::HandOn(Finish::Headers(decision))
+    }
+
+    /// The rest of a request whose origin is decided asynchronously: `pending`'s lookup awaited
+    /// (at most its timeout; a panic or an error is a refusal), the request decided again from
+    /// what was kept, then answered, or handed on with `call` (told whether it is a preflight
+    /// passed on to the route's own `OPTIONS` handler).
+    pub(crate) fn after_lookup<B, F>(
+        &self,
+        Pending { lookup, kept }: Pending,
+        mut request: Request<B>,
+        call: impl FnOnce(Request<B>, bool) -> F + Send + 'static,
+    ) -> ResponseFuture<F>
+    where
+        B: Send + 'static,
+        F: Send + 'static,
+    {
+        let cors = self.clone();
+        ResponseFuture::lookup(Box::pin(async move {
+            let timeout = lookup.timeout;
+            let answer = match tokio::time::timeout(timeout, CatchUnwind::new(lookup.future)).await
+            {
+                Ok(Ok(Ok(allowed))) => LookupAnswer::Answered(allowed),
+                Ok(Ok(Err(error))) => LookupAnswer::Failed(error.to_string()),
+                Ok(Err(panic)) => {
+                    tracing::error!(
+                        target: "cors_axum",
+                        "the asynchronous origin decision panicked: {}",
+                        panic.escape_debug()
+                    );
+                    LookupAnswer::Failed(format!("the decision panicked: {panic}"))
+                }
+                Err(_) => LookupAnswer::Failed(format!("no answer within {timeout:?}")),
+            };
+            match cors.decide(&mut request, Some(Resumed { kept, answer })) {
+                Decision::HandOn(finish) => {
+                    let preflight = matches!(finish, Finish::Preflight(_));
+                    ResponseFuture::new(call(request, preflight), finish)
+                }
+                Decision::Answer(response) => ResponseFuture::ready(response),
+                Decision::Lookup(_) => unreachable!("a request is looked up once"),
+            }
+        }))
     }
 
     /// What stays on where CORS is off, as `checks` (compiled from the route's options) says:
@@ -427,23 +441,5 @@ impl LookupAnswer {
             Self::Answered(false) => OriginAnswer::Refused,
             Self::Failed(reason) => OriginAnswer::Failed(reason),
         }
-    }
-}
-
-/// Awaits `lookup`, at most its timeout; a panic in it is a failure like an error.
-async fn settle(lookup: OriginLookup) -> LookupAnswer {
-    let timeout = lookup.timeout;
-    match tokio::time::timeout(timeout, CatchUnwind::new(lookup.future)).await {
-        Ok(Ok(Ok(allowed))) => LookupAnswer::Answered(allowed),
-        Ok(Ok(Err(error))) => LookupAnswer::Failed(error.to_string()),
-        Ok(Err(panic)) => {
-            tracing::error!(
-                target: "cors_axum",
-                "the asynchronous origin decision panicked: {}",
-                panic.escape_debug()
-            );
-            LookupAnswer::Failed(format!("the decision panicked: {panic}"))
-        }
-        Err(_) => LookupAnswer::Failed(format!("no answer within {timeout:?}")),
     }
 }

@@ -12,17 +12,13 @@ use super::plan::PathPlan;
 /// [`CorsLayer`](crate::cors::CorsLayer)'s one.
 #[derive(Debug, Default)]
 pub(crate) struct PlanTable {
-    plans: Vec<Arc<PathPlan>>,
+    /// The plans, by index.
+    pub(crate) plans: Vec<Arc<PathPlan>>,
 }
 
 impl PlanTable {
     pub(crate) fn new(plans: Vec<Arc<PathPlan>>) -> Self {
         Self { plans }
-    }
-
-    /// The plans, by index.
-    pub(crate) fn plans(&self) -> &[Arc<PathPlan>] {
-        &self.plans
     }
 }
 
@@ -37,16 +33,4 @@ pub(crate) enum PlanSource {
     /// Plan `index` of a table that a reload swaps whole. Each request loads the table once,
     /// so that it sees the old plans or the new ones, never a mix, on this path or any other.
     Table { table: SharedTable, index: usize },
-}
-
-impl PlanSource {
-    /// Calls `f` with the plan as it is now: for a reloadable path, one atomic load more than
-    /// for a static one.
-    #[inline]
-    pub(crate) fn with<T>(&self, f: impl FnOnce(&Arc<PathPlan>) -> T) -> T {
-        match self {
-            PlanSource::Static(plan) => f(plan),
-            PlanSource::Table { table, index } => f(&table.load().plans[*index]),
-        }
-    }
 }
