@@ -16,7 +16,7 @@ use tracing::Instrument as _;
 use super::connect::{Connect, Opened, TlsStream};
 use super::error::{PgError, reason};
 use super::spelling::{Refused, Rows};
-use super::table::{Health, RowText, Table};
+use super::table::{Health, Table};
 
 /// The first wait before reconnecting; it doubles up to [`MAX_BACKOFF`].
 const MIN_BACKOFF: Duration = Duration::from_millis(100);
@@ -301,8 +301,8 @@ impl Follow {
     /// Replaces the set with the whole table.
     async fn full_read(&mut self, client: &Client) -> Result<(), String> {
         let sql = self.setup.table.select_all_sql();
-        let rows = self.read(client, &sql, &[]).await?;
-        let refused = self.setup.rows.replace(&rows);
+        let (rows, not_utf8) = self.read(client, &sql, &[]).await?;
+        let refused = self.setup.rows.replace(&rows, not_utf8);
         self.log(refused);
         self.last_full_read = Some(Instant::now());
         let in_step = self.drift == Health::InStep;
@@ -322,42 +322,40 @@ impl Follow {
     async fn patch(&mut self, client: &Client, changed: HashSet<String>) -> Result<(), String> {
         let lookups = Rows::lookups(&changed);
         let sql = self.setup.table.select_some_sql();
-        let present: HashSet<String> = self
-            .read(client, &sql, &[&lookups])
-            .await?
-            .into_iter()
-            .collect();
+        let (present, _) = self.read(client, &sql, &[&lookups]).await?;
+        let present: HashSet<String> = present.into_iter().collect();
         let refused = self.setup.rows.patch(&changed, &present);
         self.log(refused);
         Ok(())
     }
 
     /// The rows of a query, each awaited at most `check_every`: a server that stops sending in
-    /// the middle is noticed as a silent one is. A row that is not UTF-8 is skipped and logged.
+    /// the middle is noticed as a silent one is. Rows that are not UTF-8 come apart, as lossy
+    /// text.
     async fn read(
-        &mut self,
+        &self,
         client: &Client,
         sql: &str,
         params: &[&(dyn ToSql + Sync)],
-    ) -> Result<Vec<String>, String> {
+    ) -> Result<(Vec<String>, Vec<String>), String> {
         let stream = self
             .bounded(client.query_raw(sql, params.iter().copied()))
             .await?;
         let mut stream = pin!(stream);
-        let mut rows = Vec::new();
+        let (mut rows, mut not_utf8) = (Vec::new(), Vec::new());
         let every = self.setup.check_every;
         loop {
             let next = std::future::poll_fn(|cx| stream.as_mut().poll_next(cx));
             let row = match timeout(every, next).await {
                 Err(_) => return Err(silent(every)),
-                Ok(None) => return Ok(rows),
+                Ok(None) => return Ok((rows, not_utf8)),
                 Ok(Some(Err(error))) => return Err(reason(&error)),
                 Ok(Some(Ok(row))) => row,
             };
-            match row.try_get::<_, Option<RowText<'_>>>(0) {
-                Ok(Some(RowText(bytes))) => match std::str::from_utf8(bytes) {
+            match row.try_get::<_, Option<&[u8]>>(0) {
+                Ok(Some(bytes)) => match std::str::from_utf8(bytes) {
                     Ok(text) => rows.push(text.to_owned()),
-                    Err(_) => self.not_utf8(bytes),
+                    Err(_) => not_utf8.push(String::from_utf8_lossy(bytes).into_owned()),
                 },
                 Ok(None) => {}
                 Err(error) => return Err(reason(&error)),
@@ -388,14 +386,8 @@ impl Follow {
     fn log(&self, refused: Refused) {
         for (row, why) in refused.0 {
             tracing::warn!(table = %self.setup.table.name, row = %row.escape_debug(),
-                "origins: a row is not an allowed origin; skipped: {}", why.escape_debug());
+                "origins: a row is skipped: {}", why.escape_debug());
         }
-    }
-
-    fn not_utf8(&self, bytes: &[u8]) {
-        tracing::warn!(table = %self.setup.table.name,
-            row = %String::from_utf8_lossy(bytes).escape_debug(),
-            "origins: a row is not UTF-8 text; skipped");
     }
 }
 

@@ -8,7 +8,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use cors_axum_core::{CorsConfigError, OriginSet};
+use cors_axum_core::OriginSet;
 
 /// The spelling that every spelling of an origin or pattern shares, as the set compares them:
 /// lowercase, a port given only when not the scheme's default, without leading zeros. A text
@@ -73,8 +73,9 @@ impl Rows {
         texts.into_iter().collect()
     }
 
-    /// The set made of these rows, whole.
-    pub(crate) fn replace(&mut self, rows: &[String]) -> Refused {
+    /// The set made of these rows, whole; `not_utf8` are the rows skipped as not UTF-8 (as
+    /// lossy text), to be logged with those the set refuses.
+    pub(crate) fn replace(&mut self, rows: &[String], not_utf8: Vec<String>) -> Refused {
         self.others.clear();
         for row in rows {
             let key = canonical(row);
@@ -83,7 +84,19 @@ impl Rows {
             }
         }
         let errors = self.set.replace_all(rows);
-        self.refused(errors, true)
+        let refused = errors
+            .into_iter()
+            .map(|error| {
+                // The set's error names the row it refused.
+                let row = error.value().unwrap_or_default().to_owned();
+                (row, error.reason().to_owned())
+            })
+            .chain(
+                not_utf8
+                    .into_iter()
+                    .map(|row| (row, "it is not UTF-8 text".to_owned())),
+            );
+        self.refused(refused.collect(), true)
     }
 
     /// The set patched for the `changed` rows, of which the look-ups found `present`: a
@@ -117,18 +130,21 @@ impl Rows {
             .into_iter()
             .filter(|key| !present.contains(key) && !self.others.contains_key(key));
         let errors = self.set.patch(present, revoked);
-        self.refused(errors, false)
+        let refused = errors.into_iter().map(|error| {
+            let row = error.value().unwrap_or_default().to_owned();
+            (row, error.reason().to_owned())
+        });
+        self.refused(refused.collect(), false)
     }
 
-    /// The rows refused that were not logged before; `whole` when the errors are of every row.
-    fn refused(&mut self, errors: Vec<CorsConfigError>, whole: bool) -> Refused {
+    /// The rows refused (each with why) that were not logged before; `whole` when they are
+    /// all the table's.
+    fn refused(&mut self, refused: Vec<(String, String)>, whole: bool) -> Refused {
         let mut fresh = Vec::new();
         let mut now = HashSet::new();
-        for error in errors {
-            // The set's error names the row it refused.
-            let row = error.value().unwrap_or_default().to_owned();
+        for (row, why) in refused {
             if !self.logged.contains(&row) {
-                fresh.push((row.clone(), error.reason().to_owned()));
+                fresh.push((row.clone(), why));
             }
             now.insert(row);
         }
@@ -141,7 +157,7 @@ impl Rows {
     }
 }
 
-/// Rows the set refused, each with why, not logged before.
+/// Rows skipped (refused by the set, or not UTF-8), each with why, not logged before.
 pub(crate) struct Refused(pub(crate) Vec<(String, String)>);
 
 #[cfg(test)]

@@ -1,8 +1,6 @@
 //! The table of origins: its names, checked, and the SQL that creates it, reads it and checks
 //! that its changes still notify.
 
-use tokio_postgres::types::{FromSql, Type};
-
 use super::error::PgError;
 
 /// PostgreSQL's longest identifier, in bytes; a longer one is cut there, silently.
@@ -118,15 +116,20 @@ impl Table {
         format!("LISTEN {}", self.name)
     }
 
-    /// Every row.
+    /// Every row, as the bytes stored: a row that is not UTF-8 (possible in a `SQL_ASCII`
+    /// database) would make the server refuse to send it as text, failing the whole read.
     pub(crate) fn select_all_sql(&self) -> String {
-        format!("SELECT {} FROM {}", self.column, self.name)
+        format!(
+            "SELECT convert_to({}, current_setting('server_encoding')) FROM {}",
+            self.column, self.name
+        )
     }
 
-    /// The rows of `$1`, a text array: found by the primary key.
+    /// The rows of `$1`, a text array: found by the primary key; the bytes stored, as above.
     pub(crate) fn select_some_sql(&self) -> String {
         format!(
-            "SELECT {column} FROM {name} WHERE {column} = ANY($1)",
+            "SELECT convert_to({column}, current_setting('server_encoding')) FROM {name} \
+             WHERE {column} = ANY($1)",
             name = self.name,
             column = self.column
         )
@@ -182,19 +185,4 @@ pub(crate) enum Health {
     InStep,
     NoTable,
     TriggersOff,
-}
-
-/// A text column's bytes as the server sent them, so that a row that is not UTF-8 (in a
-/// `SQL_ASCII` database) can be skipped and named rather than fail the read.
-pub(crate) struct RowText<'a>(pub(crate) &'a [u8]);
-
-impl<'a> FromSql<'a> for RowText<'a> {
-    fn from_sql(_: &Type, raw: &'a [u8]) -> Result<Self, Box<dyn std::error::Error + Sync + Send>> {
-        Ok(RowText(raw))
-    }
-
-    fn accepts(ty: &Type) -> bool {
-        matches!(*ty, Type::TEXT | Type::VARCHAR | Type::BPCHAR | Type::NAME)
-            || ty.name() == "citext"
-    }
 }
