@@ -231,9 +231,21 @@ async fn partition_noticed_and_healed(server: &Postgres) {
         set.contains("https://revoked.example"),
         "the last set is served meanwhile"
     );
+    let status = follow.status();
+    assert!(
+        status
+            .reason
+            .as_deref()
+            .is_some_and(|why| why.contains("did not answer"))
+    );
+    assert!(!status.is_ready(Duration::ZERO) && status.is_ready(Duration::from_secs(60)));
     proxy.heal();
     let converged = until(Duration::from_secs(5), "converged after healing", || {
         set.contains("https://granted.example") && !set.contains("https://revoked.example")
+    })
+    .await;
+    until(Duration::from_secs(1), "in step", || {
+        follow.status().is_ready(Duration::ZERO)
     })
     .await;
     println!("partition: noticed after {noticed:?}; converged {converged:?} after healing");

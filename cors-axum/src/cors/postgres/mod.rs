@@ -42,6 +42,7 @@
 //! let source = PgOrigins::new("postgres://app:hunter2@db/app", &OriginSet::new("tenants"))?;
 //! assert!(!format!("{source:?}").contains("hunter2"));
 //! assert_eq!(source.clone().table("origins; DROP", "origin").unwrap_err().field(), Some("table"));
+//! assert!(source.clone().table(&"t".repeat(47), "origin").is_ok());
 //! assert!(source.clone().table(&"t".repeat(48), "origin").is_err());
 //! assert!(source.table("customer_origins", "origin").is_ok());
 //! # Ok::<(), cors_axum::cors::postgres::PgError>(())

@@ -210,7 +210,10 @@ mod tests {
                 .map(|t| (*t).to_owned())
                 .collect::<HashSet<_>>()
         };
-        let both = ["https://t1.example".to_owned(), "HTTPS://T1.EXAMPLE".to_owned()];
+        let both = [
+            "https://t1.example".to_owned(),
+            "HTTPS://T1.EXAMPLE".to_owned(),
+        ];
         let _ = rows.replace(&both, Vec::new());
         // The canonical row deleted: the other spelling holds it.
         let _ = rows.patch(&all(&["https://t1.example"]), &all(&[]));
