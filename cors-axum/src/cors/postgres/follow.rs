@@ -11,7 +11,7 @@ use tokio::task::JoinHandle;
 use tokio::time::{timeout, timeout_at};
 use tokio_postgres::types::ToSql;
 use tokio_postgres::{AsyncMessage, Client, Connection, Socket};
-use tracing::Instrument as _;
+use tracing::instrument::WithSubscriber as _;
 
 use super::connect::{Connect, Opened, TlsStream};
 use super::error::{PgError, reason};
@@ -126,10 +126,7 @@ pub(crate) fn spawn(setup: Setup) -> PgFollow {
         drift: Health::InStep,
         warned_plain_text: false,
     };
-    let span = tracing::Span::none();
-    let task = tokio::spawn(
-        tracing::instrument::WithSubscriber::with_current_subscriber(follow.run()).instrument(span),
-    );
+    let task = tokio::spawn(follow.run().with_current_subscriber());
     PgFollow { status, task }
 }
 
@@ -196,7 +193,9 @@ impl Follow {
         {
             self.warned_plain_text = true;
             tracing::warn!(table = %self.setup.table.name, host = %host.label,
-                "origins: the connection to the database is plain text, to another machine:                  anyone on the path can read it and grant origins by changing what it carries;                  use TLS (`sslmode=verify-full`, see the guide)");
+                "origins: the connection to the database is plain text, to another machine: \
+                 anyone on the path can read it and grant origins by changing what it carries; \
+                 use TLS (`sslmode=verify-full`, see the guide)");
         }
         let listen = self.setup.table.listen_sql();
         if let Err(why) = self.bounded(client.batch_execute(&listen)).await {
@@ -232,9 +231,8 @@ impl Follow {
                         Ok(batch) => batch,
                         Err(why) => return why,
                     };
-                    if full && full_read_due.is_none() {
-                        let earliest = self.last_full_read.map(|at| at + FULL_READ_GAP);
-                        full_read_due = Some(earliest.unwrap_or_else(Instant::now));
+                    if full {
+                        full_read_due.get_or_insert_with(|| self.next_full_read());
                     }
                     if !rows.is_empty()
                         && let Err(why) = self.patch(client, rows).await
@@ -250,7 +248,7 @@ impl Follow {
                 next_check = now + every;
                 match self.check(client).await {
                     Ok(Health::TriggersOff) => {
-                        full_read_due.get_or_insert(now);
+                        full_read_due.get_or_insert_with(|| self.next_full_read());
                     }
                     Ok(_) => {}
                     Err(why) => return why,
@@ -296,6 +294,13 @@ impl Follow {
             });
         }
         Ok(health)
+    }
+
+    /// When a full read may come: now, or a second after the last one.
+    fn next_full_read(&self) -> Instant {
+        let now = Instant::now();
+        self.last_full_read
+            .map_or(now, |last| (last + FULL_READ_GAP).max(now))
     }
 
     /// Replaces the set with the whole table.
