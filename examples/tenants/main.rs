@@ -14,10 +14,17 @@
 //!     200, without Access-Control-Allow-Origin: the page cannot read it
 //! ```
 //!
-//! Environment: `DATABASE_URL` (required), `HOST` (default `127.0.0.1`), `PORT` (default
-//! `3000`), `FRONT_END` (the application's own front-end, always allowed; default
-//! `http://localhost:8080`). Run as many replicas as needed against the same database, each on
-//! its own port: a change reaches all of them within a second.
+//! Environment: `DATABASE_URL` (required; with a managed database, TLS checked as libpq does it:
+//! `postgres://app:..@db.example:5432/app?sslmode=verify-full&sslrootcert=/etc/ssl/db-ca.pem`),
+//! `HOST` (default `127.0.0.1`), `PORT` (default `3000`), `FRONT_END` (the application's own
+//! front-end, always allowed; default `http://localhost:8080`). Run as many replicas as needed
+//! against the same database, each on its own port: a change reaches all of them within a
+//! second.
+//!
+//! A database that is down or silent at start is not fatal here: the failure is logged within
+//! the connect timeout, the application serves with only the front-end allowed, and the follow
+//! keeps retrying; the tenants' origins are allowed once the table is read. An application that
+//! would rather not start exits on `ready`'s error instead.
 
 mod app;
 
@@ -42,16 +49,20 @@ async fn main() -> anyhow::Result<()> {
     let front_end = env("FRONT_END", "http://localhost:8080");
 
     let tenants = OriginSet::new("tenants");
-    let source = PgOrigins::new(database_url, &tenants);
-    source.create_table().await.context("creating the table")?;
+    let source = PgOrigins::new(database_url, &tenants).context("DATABASE_URL")?;
+    if let Err(error) = source.create_table().await {
+        tracing::warn!(%error, "the table could not be created; following it all the same");
+    }
+    // Followed while `follow` lives: until the end of `main`.
     let follow = source.spawn();
-    if !follow.loaded(Duration::from_secs(10)).await {
-        tracing::warn!("the table is not loaded yet: only the front-end is allowed until it is");
+    if let Err(error) = follow.ready(Duration::from_secs(10)).await {
+        tracing::warn!(%error, "only the front-end is allowed until the table is read");
     }
 
     let router = app::router(&front_end, &tenants)?;
     let listener = tokio::net::TcpListener::bind(format!("{host}:{port}")).await?;
     println!("listening on http://{}", listener.local_addr()?);
     axum::serve(listener, router.into_make_service()).await?;
+    drop(follow);
     Ok(())
 }

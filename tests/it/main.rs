@@ -22,6 +22,8 @@ mod design_table;
 mod diagnostics;
 mod example_app;
 mod layout;
+#[cfg(feature = "postgres")]
+mod pg_follow;
 mod readme;
 mod reload_file;
 mod surface;

@@ -164,14 +164,19 @@ fn rss_kib(pid: u32) -> u64 {
         .expect("a number")
 }
 
-/// Statements on the table in the server's log (every statement is logged) from `from` on.
+/// Statements on the table in the server's log (every statement is logged) from `from` on: the
+/// reads of the follow (the check of the table's triggers reads the catalog, not the table).
 fn table_queries(server: &Postgres, from: usize) -> (usize, usize) {
     let log = std::fs::read_to_string(server.log()).unwrap_or_default();
     let count = log
         .get(from..)
         .unwrap_or_default()
         .lines()
-        .filter(|l| l.contains("statement:") && l.contains("FROM tenant_origins"))
+        .filter(|l| {
+            // Simple queries are logged as `statement:`, prepared ones as `execute <name>:`.
+            (l.contains("statement:") || l.contains("execute "))
+                && l.contains("FROM tenant_origins")
+        })
         .count();
     (count, log.len())
 }

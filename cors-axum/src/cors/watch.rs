@@ -6,9 +6,10 @@
 //! any change in a folder the path goes through is a reason to read the file again through its
 //! path, and the text decides: options are reloaded only when it differs from the text in force.
 
+use std::collections::VecDeque;
 use std::fmt;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::time::{Duration, Instant};
 
@@ -342,25 +343,69 @@ impl Watch {
     }
 }
 
-/// The folders whose changes can change what `file` reads: the folder of the path and of each
-/// symlink it goes through, each resolved. A folder that does not exist is stood for by its
-/// nearest ancestor that does, so that its return is seen.
+/// The folders whose changes can change what `file` reads: the folder of every symlink the path
+/// goes through, at its end or in the middle (`current -> releases/v2`, a ConfigMap's `..data`),
+/// and the folder of the file, each resolved, as the system resolves the path. Where a part of
+/// the path is missing, the folder it would be in stands for it, so that its return is seen.
 fn folders(file: &Path) -> Vec<PathBuf> {
     let mut folders = Vec::new();
-    let mut hop = file.to_path_buf();
-    for _ in 0..MOST_LINKS {
-        let folder = folder_of(&hop);
-        let existing = nearest_existing(&folder);
-        if !folders.contains(&existing) {
-            folders.push(existing);
+    let mut add = |folder: &Path| {
+        if !folders.iter().any(|f: &PathBuf| f == folder) {
+            folders.push(folder.to_path_buf());
         }
-        match std::fs::read_link(&hop) {
-            // A relative target is relative to the link's folder; an absolute one replaces it.
-            Ok(target) => hop = folder.join(target),
-            Err(_) => break,
+    };
+    // `at` is always a folder reached without symlinks; `rest` is what is left to follow.
+    let mut at = if file.is_absolute() {
+        PathBuf::new()
+    } else {
+        std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."))
+    };
+    let mut rest: VecDeque<PathBuf> = parts(file);
+    let mut links = 0;
+    while let Some(part) = rest.pop_front() {
+        match part.components().next() {
+            Some(Component::CurDir) => {}
+            Some(Component::ParentDir) => {
+                at.pop();
+            }
+            Some(Component::Normal(_)) => {
+                let next = at.join(&part);
+                match std::fs::symlink_metadata(&next) {
+                    Ok(meta) if meta.file_type().is_symlink() && links < MOST_LINKS => {
+                        links += 1;
+                        // A swap of the link is a change in the folder it is in.
+                        add(&at);
+                        let Ok(target) = std::fs::read_link(&next) else {
+                            break;
+                        };
+                        if target.is_absolute() {
+                            at = PathBuf::new();
+                        }
+                        for (i, target_part) in parts(&target).into_iter().enumerate() {
+                            rest.insert(i, target_part);
+                        }
+                    }
+                    Ok(_) if !rest.is_empty() => at = next,
+                    // The file itself, or a part that is missing.
+                    _ => {
+                        add(&at);
+                        break;
+                    }
+                }
+            }
+            // The root, or a drive.
+            Some(_) => at.push(&part),
+            None => {}
         }
     }
     folders
+}
+
+/// The parts of a path, one per component.
+fn parts(path: &Path) -> VecDeque<PathBuf> {
+    path.components()
+        .map(|part| PathBuf::from(part.as_os_str()))
+        .collect()
 }
 
 /// The folder `path` is in, `.` for a bare name.
@@ -368,21 +413,6 @@ fn folder_of(path: &Path) -> PathBuf {
     match path.parent() {
         Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
         _ => PathBuf::from("."),
-    }
-}
-
-/// `folder` resolved, or its nearest ancestor that exists.
-fn nearest_existing(mut folder: &Path) -> PathBuf {
-    loop {
-        if let Ok(real) = folder.canonicalize()
-            && real.is_dir()
-        {
-            return real;
-        }
-        match folder.parent() {
-            Some(parent) if !parent.as_os_str().is_empty() => folder = parent,
-            _ => return PathBuf::from("."),
-        }
     }
 }
 

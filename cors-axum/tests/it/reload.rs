@@ -596,6 +596,54 @@ mod watched {
         until_granted(addr, &[B]).await;
     }
 
+    /// Waits, at most one second, until exactly `origins` are granted: a swap of a symlink
+    /// anywhere in the path is applied within it.
+    #[cfg(unix)]
+    async fn within_a_second(addr: std::net::SocketAddr, origins: &[&str]) {
+        let start = std::time::Instant::now();
+        until_granted(addr, origins).await;
+        let took = start.elapsed();
+        assert!(took < Duration::from_secs(1), "applied after {took:?}");
+    }
+
+    /// A symlink in the middle of the path, swapped as a release is (`current -> releases/v2`),
+    /// and a ConfigMap's `..data` named in the path itself: each swap applied within a second,
+    /// without waiting for the old folder to go.
+    #[cfg(unix)]
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn watch_file_follows_a_symlink_in_the_middle_of_its_path() {
+        let scratch = Scratch::new("middle");
+        for (version, origin) in [("v1", A), ("v2", B), ("v3", C)] {
+            std::fs::create_dir_all(scratch.join(&format!("releases/{version}"))).unwrap();
+            let file = scratch.join(&format!("releases/{version}/cors.json"));
+            std::fs::write(file, options_of(origin)).unwrap();
+        }
+        symlink("releases/v1", scratch.join("current"));
+        let swap_to = |version: &str| {
+            symlink(format!("releases/{version}"), scratch.join("current.new"));
+            std::fs::rename(scratch.join("current.new"), scratch.join("current")).unwrap();
+        };
+        let reads = Arc::new(AtomicUsize::new(0));
+        let (addr, _watch) = served_watching(&scratch.join("current/cors.json"), &reads).await;
+        assert_eq!(granted(addr).await, [A]);
+        swap_to("v2");
+        within_a_second(addr, &[B]).await;
+        swap_to("v3");
+        within_a_second(addr, &[C]).await;
+
+        let volume = Scratch::new("data-named");
+        for (stamp, origin) in [("..1", A), ("..2", B)] {
+            std::fs::create_dir(volume.join(stamp)).unwrap();
+            std::fs::write(volume.join(stamp).join("cors.json"), options_of(origin)).unwrap();
+        }
+        symlink("..1", volume.join("..data"));
+        let (addr, _watch) = served_watching(&volume.join("..data/cors.json"), &reads).await;
+        assert_eq!(granted(addr).await, [A]);
+        symlink("..2", volume.join("..data_tmp"));
+        std::fs::rename(volume.join("..data_tmp"), volume.join("..data")).unwrap();
+        within_a_second(addr, &[B]).await;
+    }
+
     /// The file's folder renamed away and a new one put in its place, as a release does: the
     /// new file is read, and the new folder watched from then on.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -63,6 +63,13 @@ fn whoami() -> String {
 impl Postgres {
     /// Initialises and starts a server, or says why not (see the module).
     pub(crate) fn start() -> Option<Postgres> {
+        let server = Postgres::init()?;
+        server.resume();
+        Some(server)
+    }
+
+    /// Initialises a server, not started: its settings and files can be written first.
+    pub(crate) fn init() -> Option<Postgres> {
         let Some(bin) = bin_dir() else {
             return skip("PostgreSQL is not installed (no /usr/lib/postgresql/*/bin/initdb)");
         };
@@ -75,6 +82,22 @@ impl Postgres {
                 ));
             }
         };
+        let server = Postgres {
+            bin,
+            dir: Postgres::folder(as_postgres),
+            as_postgres,
+            port: free_port(),
+        };
+        let data = server.data();
+        server.run(
+            "initdb",
+            &["-D", &data, "-U", "postgres", "-A", "trust", "--no-sync"],
+        );
+        Some(server)
+    }
+
+    /// A folder of its own, owned by `postgres` when the tests run as root.
+    fn folder(as_postgres: bool) -> PathBuf {
         static COUNT: AtomicUsize = AtomicUsize::new(0);
         let dir = std::env::temp_dir().join(format!(
             "cors-axum-pg-{}-{}",
@@ -82,30 +105,126 @@ impl Postgres {
             COUNT.fetch_add(1, Ordering::Relaxed)
         ));
         std::fs::create_dir_all(&dir).expect("a temporary folder");
-        let server = Postgres {
-            bin,
-            dir,
-            as_postgres,
-            port: free_port(),
-        };
-        if server.as_postgres {
+        if as_postgres {
             let chown = Command::new("chown")
                 .args(["-R", "postgres:postgres"])
-                .arg(&server.dir)
+                .arg(&dir)
                 .status();
-            assert!(
-                chown.is_ok_and(|s| s.success()),
-                "chown of {:?}",
-                server.dir
-            );
+            assert!(chown.is_ok_and(|s| s.success()), "chown of {dir:?}");
         }
-        let data = server.data();
-        server.run(
-            "initdb",
-            &["-D", &data, "-U", "postgres", "-A", "trust", "--no-sync"],
+        dir
+    }
+
+    /// Writes `contents` to `name` in the data folder, readable by its owner only (as the
+    /// server wants its key), owned by `postgres`.
+    pub(crate) fn write(&self, name: &str, contents: &str) {
+        use std::os::unix::fs::PermissionsExt;
+        let path = self.dir.join("data").join(name);
+        std::fs::write(&path, contents).expect("a file of the server");
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).expect("chmod");
+        if self.as_postgres {
+            let chown = Command::new("chown")
+                .arg("postgres:postgres")
+                .arg(&path)
+                .status();
+            assert!(chown.is_ok_and(|s| s.success()), "chown of {path:?}");
+        }
+    }
+
+    /// Appends settings to `postgresql.conf`.
+    pub(crate) fn configure(&self, settings: &str) {
+        use std::io::Write;
+        let path = self.dir.join("data").join("postgresql.conf");
+        let mut file = std::fs::OpenOptions::new()
+            .append(true)
+            .open(path)
+            .expect("postgresql.conf");
+        writeln!(file, "{settings}").expect("postgresql.conf written");
+    }
+
+    /// The folder of the server's socket (`host=<this> port=<port>` reaches it as `postgres`,
+    /// trusted, whatever `pg_hba.conf` says of TCP).
+    pub(crate) fn socket_dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// A streaming standby of this server (`pg_basebackup -R`), started on a port of its own.
+    pub(crate) fn standby(&self) -> Postgres {
+        let standby = Postgres {
+            bin: self.bin.clone(),
+            dir: Postgres::folder(self.as_postgres),
+            as_postgres: self.as_postgres,
+            port: free_port(),
+        };
+        let port = self.port.to_string();
+        let data = standby.data();
+        self.run(
+            "pg_basebackup",
+            &[
+                "-D",
+                &data,
+                "-h",
+                "127.0.0.1",
+                "-p",
+                &port,
+                "-U",
+                "postgres",
+                "-R",
+                "-X",
+                "stream",
+                "--no-sync",
+            ],
         );
-        server.resume();
-        Some(server)
+        standby.resume();
+        standby
+    }
+
+    /// Makes a standby the primary (`pg_ctl promote`), once it is.
+    pub(crate) fn promote(&self) {
+        self.run("pg_ctl", &["-D", &self.data(), "-w", "promote"]);
+    }
+
+    /// The postmaster's process and its children, the backends among them.
+    fn processes(&self) -> Vec<String> {
+        let pid_file = std::fs::read_to_string(self.dir.join("data").join("postmaster.pid"))
+            .unwrap_or_default();
+        let Some(postmaster) = pid_file.lines().next().map(str::to_owned) else {
+            return Vec::new();
+        };
+        let mut found = vec![postmaster.clone()];
+        for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+            let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
+            // `pid (name) state ppid ...`: the name may hold spaces, not `)`.
+            let parent = stat
+                .rsplit_once(')')
+                .and_then(|(_, rest)| rest.split_whitespace().nth(1));
+            if parent == Some(postmaster.as_str()) {
+                found.push(entry.file_name().to_string_lossy().into_owned());
+            }
+        }
+        found
+    }
+
+    fn signal(&self, signal: &str) {
+        let processes = self.processes();
+        if !processes.is_empty() {
+            let _ = Command::new("kill")
+                .arg(signal)
+                .args(&processes)
+                .stderr(std::process::Stdio::null())
+                .status();
+        }
+    }
+
+    /// Freezes the server and every backend (`SIGSTOP`): their sockets stay open, the kernel
+    /// accepts connections and acknowledges data, nothing answers.
+    pub(crate) fn freeze(&self) {
+        self.signal("-STOP");
+    }
+
+    /// Lets a frozen server go on (`SIGCONT`).
+    pub(crate) fn thaw(&self) {
+        self.signal("-CONT");
     }
 
     fn data(&self) -> String {
@@ -170,6 +289,8 @@ impl Postgres {
 
 impl Drop for Postgres {
     fn drop(&mut self) {
+        // A frozen server stops only once it can run.
+        self.thaw();
         let data = self.data();
         let stop = self.bin.join("pg_ctl");
         let mut command = if self.as_postgres {

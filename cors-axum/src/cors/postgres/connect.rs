@@ -1,0 +1,527 @@
+//! Connecting: the connection string read (its TLS settings by this module, the rest by
+//! tokio-postgres), the timeouts the user left out filled in, and each host tried in turn, its
+//! whole set-up (TCP, TLS, start-up, authentication) bounded by the connect timeout.
+
+use std::fmt;
+use std::net::IpAddr;
+use std::time::Duration;
+
+use tokio_postgres::config::Host;
+use tokio_postgres::tls::MakeTlsConnect;
+use tokio_postgres::{Client, Config, Connection, Socket};
+use tokio_postgres_rustls::MakeRustlsConnect;
+
+use super::error::{PgError, reason};
+use super::tls::{Ssl, SslMode};
+
+/// The connect timeout unless the user gives one: per host, the whole set-up.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+/// tokio-postgres's idle time before keepalives, which means "not set".
+const DEFAULT_KEEPALIVES_IDLE: Duration = Duration::from_secs(2 * 60 * 60);
+
+/// The stream of a connection, plain or TLS.
+pub(crate) type TlsStream = <MakeRustlsConnect as MakeTlsConnect<Socket>>::Stream;
+
+/// A connection made: the client, the connection to drive, and the host it reached.
+pub(crate) struct Opened {
+    pub(crate) client: Client,
+    pub(crate) connection: Connection<Socket, TlsStream>,
+    pub(crate) host: Reached,
+}
+
+/// The host a connection reached: `host:port`, and whether it is this machine.
+#[derive(Clone, Debug)]
+pub(crate) struct Reached {
+    pub(crate) label: String,
+    loopback: bool,
+}
+
+/// How to connect, checked once.
+#[derive(Clone)]
+pub(crate) struct Connect {
+    /// The configuration as given, the timeouts left out filled in.
+    config: Config,
+    ssl: Ssl,
+    tls: MakeRustlsConnect,
+    /// One configuration per host, tried in order, each with its label and whether it is
+    /// this machine.
+    hosts: Vec<(Config, String, bool)>,
+}
+
+impl fmt::Debug for Connect {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // tokio-postgres's `Debug` of a configuration hides its password.
+        f.debug_struct("Connect")
+            .field("sslmode", &self.ssl.mode().name())
+            .field("sslrootcert", &self.ssl.root_cert)
+            .field("config", &self.config)
+            .finish()
+    }
+}
+
+impl Connect {
+    /// From a connection string: `postgres://..` or `host=.. user=..`, with libpq's `sslmode`
+    /// (all five) and `sslrootcert`.
+    pub(crate) fn from_url(url: &str) -> Result<Self, PgError> {
+        let (rest, ssl) = take_ssl(url)?;
+        let config: Config = rest.parse().map_err(|e: tokio_postgres::Error| {
+            PgError::setting(
+                "url",
+                format!(
+                    "{}; write `postgres://user:password@host:port/database?option=value` or \
+                     `host=.. user=..`",
+                    reason(&e)
+                ),
+            )
+        })?;
+        Connect::new(config, ssl)
+    }
+
+    /// From a configuration; its `ssl_mode` is the mode unless `ssl` names one.
+    pub(crate) fn new(mut config: Config, mut ssl: Ssl) -> Result<Self, PgError> {
+        if ssl.mode.is_none() {
+            ssl.mode = Some(match config.get_ssl_mode() {
+                tokio_postgres::config::SslMode::Disable => SslMode::Disable,
+                tokio_postgres::config::SslMode::Require => SslMode::Require,
+                _ => SslMode::Prefer,
+            });
+        }
+        let tls = ssl.connector()?;
+        config.ssl_mode(ssl.mode().negotiation());
+        fill_timeouts(&mut config);
+        let hosts = one_per_host(&config);
+        Ok(Connect {
+            config,
+            ssl,
+            tls,
+            hosts,
+        })
+    }
+
+    /// The same, with other TLS settings.
+    pub(crate) fn with_ssl(&self, ssl: Ssl) -> Result<Self, PgError> {
+        Connect::new(self.config.clone(), ssl)
+    }
+
+    pub(crate) fn ssl(&self) -> &Ssl {
+        &self.ssl
+    }
+
+    /// The connect timeout: per host, the whole set-up.
+    pub(crate) fn timeout(&self) -> Duration {
+        self.config
+            .get_connect_timeout()
+            .copied()
+            .unwrap_or(CONNECT_TIMEOUT)
+    }
+
+    /// Connects to the first host that accepts, each tried at most the connect timeout; why
+    /// none did, host by host.
+    pub(crate) async fn open(&self) -> Result<Opened, String> {
+        let limit = self.timeout();
+        let mut reasons = Vec::new();
+        for (config, host, loopback) in &self.hosts {
+            match tokio::time::timeout(limit, config.connect(self.tls.clone())).await {
+                Ok(Ok((client, connection))) => {
+                    let host = Reached {
+                        label: host.clone(),
+                        loopback: *loopback,
+                    };
+                    return Ok(Opened {
+                        client,
+                        connection,
+                        host,
+                    });
+                }
+                Ok(Err(error)) => reasons.push(format!("{host}: {}", reason(&error))),
+                Err(_) => reasons.push(format!(
+                    "{host}: no answer within the connect timeout ({limit:?}) for the \
+                     connection, TLS, start-up and authentication"
+                )),
+            }
+        }
+        if reasons.is_empty() {
+            reasons.push("no host to connect to: give one in the URL".to_owned());
+        }
+        Err(reasons.join("; "))
+    }
+
+    /// Whether the connection of `client` (which must be driven) to `host` speaks plain text
+    /// to another machine: asked of the server where TLS was only preferred.
+    pub(crate) async fn plain_text_to_another_machine(
+        &self,
+        client: &Client,
+        host: &Reached,
+    ) -> bool {
+        if host.loopback {
+            return false;
+        }
+        match self.ssl.mode() {
+            SslMode::Disable => true,
+            SslMode::Prefer => {
+                let sql = "SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()";
+                let asked = tokio::time::timeout(self.timeout(), client.query_one(sql, &[]));
+                let ssl = match asked.await {
+                    Ok(Ok(row)) => row.try_get::<_, bool>(0).ok(),
+                    _ => None,
+                };
+                ssl == Some(false)
+            }
+            _ => false,
+        }
+    }
+}
+
+/// The timeouts the user left out: the connect timeout, keepalives probing after 10 s idle every
+/// 2 s, 3 times, and unacknowledged data given up after 15 s (as backstops: the follow's own
+/// check notices a silent server first).
+fn fill_timeouts(config: &mut Config) {
+    if config.get_connect_timeout().is_none() {
+        config.connect_timeout(CONNECT_TIMEOUT);
+    }
+    if config.get_keepalives_idle() == DEFAULT_KEEPALIVES_IDLE {
+        config.keepalives_idle(Duration::from_secs(10));
+    }
+    if config.get_keepalives_interval().is_none() {
+        config.keepalives_interval(Duration::from_secs(2));
+    }
+    if config.get_keepalives_retries().is_none() {
+        config.keepalives_retries(3);
+    }
+    if config.get_tcp_user_timeout().is_none() {
+        config.tcp_user_timeout(Duration::from_secs(15));
+    }
+}
+
+/// One configuration per host of `config`, as libpq tries them: each in turn, each with its
+/// own connect timeout (tokio-postgres would spend the whole timeout on a first host that
+/// accepts and never answers). Labelled `host:port`, and whether the host is this machine.
+fn one_per_host(config: &Config) -> Vec<(Config, String, bool)> {
+    let hosts = config.get_hosts();
+    let addrs = config.get_hostaddrs();
+    let ports = config.get_ports();
+    (0..hosts.len().max(addrs.len()))
+        .map(|i| {
+            let mut one = settings_of(config);
+            let port = ports.get(i).or(ports.first()).copied().unwrap_or(5432);
+            one.port(port);
+            let mut label = String::new();
+            let mut loopback = false;
+            match hosts.get(i) {
+                Some(Host::Tcp(name)) => {
+                    one.host(name);
+                    label.clone_from(name);
+                    loopback = name == "localhost" || is_loopback(name.parse().ok());
+                }
+                #[cfg(unix)]
+                Some(Host::Unix(path)) => {
+                    one.host_path(path);
+                    label = path.display().to_string();
+                    loopback = true;
+                }
+                None => {}
+            }
+            if let Some(&addr) = addrs.get(i) {
+                one.hostaddr(addr);
+                if label.is_empty() {
+                    label = addr.to_string();
+                }
+                loopback = addr.is_loopback();
+            }
+            (one, format!("{label}:{port}"), loopback)
+        })
+        .collect()
+}
+
+fn is_loopback(addr: Option<IpAddr>) -> bool {
+    addr.is_some_and(|addr| addr.is_loopback())
+}
+
+/// Every setting of `config` but its hosts and ports.
+fn settings_of(config: &Config) -> Config {
+    let mut one = Config::new();
+    if let Some(user) = config.get_user() {
+        one.user(user);
+    }
+    if let Some(password) = config.get_password() {
+        one.password(password);
+    }
+    if let Some(dbname) = config.get_dbname() {
+        one.dbname(dbname);
+    }
+    if let Some(options) = config.get_options() {
+        one.options(options);
+    }
+    if let Some(name) = config.get_application_name() {
+        one.application_name(name);
+    }
+    if let Some(&timeout) = config.get_connect_timeout() {
+        one.connect_timeout(timeout);
+    }
+    if let Some(&timeout) = config.get_tcp_user_timeout() {
+        one.tcp_user_timeout(timeout);
+    }
+    if let Some(interval) = config.get_keepalives_interval() {
+        one.keepalives_interval(interval);
+    }
+    if let Some(retries) = config.get_keepalives_retries() {
+        one.keepalives_retries(retries);
+    }
+    one.ssl_mode(config.get_ssl_mode())
+        .ssl_negotiation(config.get_ssl_negotiation())
+        .keepalives(config.get_keepalives())
+        .keepalives_idle(config.get_keepalives_idle())
+        .target_session_attrs(config.get_target_session_attrs())
+        .channel_binding(config.get_channel_binding());
+    one
+}
+
+/// The connection string without `sslmode` and `sslrootcert`, which tokio-postgres does not
+/// know all of, and their values.
+fn take_ssl(url: &str) -> Result<(String, Ssl), PgError> {
+    let mut ssl = Ssl::default();
+    let mut take = |key: &str, value: String| -> Result<bool, PgError> {
+        match key {
+            "sslmode" => ssl.mode = Some(SslMode::parse(&value)?),
+            "sslrootcert" => ssl.root_cert = Some(value),
+            _ => return Ok(false),
+        }
+        Ok(true)
+    };
+    let rest = if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+        take_from_query(url, &mut take)?
+    } else {
+        take_from_pairs(url, &mut take)?
+    };
+    Ok((rest, ssl))
+}
+
+type Take<'a> = dyn FnMut(&str, String) -> Result<bool, PgError> + 'a;
+
+/// A URL's query parameters: those `take` takes are left out.
+fn take_from_query(url: &str, take: &mut Take<'_>) -> Result<String, PgError> {
+    // The query starts at the first `?` after the credentials.
+    let after_credentials = url.rfind('@').unwrap_or(0);
+    let Some(at) = url[after_credentials..]
+        .find('?')
+        .map(|at| at + after_credentials)
+    else {
+        return Ok(url.to_owned());
+    };
+    let mut kept = Vec::new();
+    for pair in url[at + 1..].split('&') {
+        let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+        if !take(&percent_decoded(key)?, percent_decoded(value)?)? {
+            kept.push(pair);
+        }
+    }
+    let base = &url[..at];
+    Ok(if kept.is_empty() {
+        base.to_owned()
+    } else {
+        format!("{base}?{}", kept.join("&"))
+    })
+}
+
+fn percent_decoded(text: &str) -> Result<String, PgError> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = |b: u8| char::from(b).to_digit(16);
+        match bytes[i] {
+            b'%' => {
+                let high = bytes.get(i + 1).copied().and_then(hex);
+                let low = bytes.get(i + 2).copied().and_then(hex);
+                let (Some(high), Some(low)) = (high, low) else {
+                    return Err(PgError::setting(
+                        "url",
+                        "a `%` not followed by two hexadecimal digits in the query",
+                    ));
+                };
+                out.push((high * 16 + low) as u8);
+                i += 3;
+            }
+            b => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8(out).map_err(|_| PgError::setting("url", "the query is not UTF-8"))
+}
+
+/// `key=value` pairs, values possibly quoted (`'a b'`, with `\'` and `\\`): those `take` takes
+/// are left out, the others kept as written.
+fn take_from_pairs(text: &str, take: &mut Take<'_>) -> Result<String, PgError> {
+    let bytes = text.as_bytes();
+    let mut kept = Vec::new();
+    let mut i = 0;
+    let skip_spaces = |mut i: usize| {
+        while bytes.get(i).is_some_and(u8::is_ascii_whitespace) {
+            i += 1;
+        }
+        i
+    };
+    loop {
+        i = skip_spaces(i);
+        if i >= bytes.len() {
+            break;
+        }
+        let start = i;
+        while bytes
+            .get(i)
+            .is_some_and(|&b| b != b'=' && !b.is_ascii_whitespace())
+        {
+            i += 1;
+        }
+        let key = &text[start..i];
+        i = skip_spaces(i);
+        if bytes.get(i) != Some(&b'=') {
+            return Err(PgError::setting(
+                "url",
+                format!(
+                    "`{}` is not followed by `=` and a value",
+                    key.escape_debug()
+                ),
+            ));
+        }
+        i = skip_spaces(i + 1);
+        let (value, end) = pair_value(text, i)?;
+        if !take(key, value)? {
+            kept.push(&text[start..end]);
+        }
+        i = end;
+    }
+    Ok(kept.join(" "))
+}
+
+/// The value starting at `i` (quoted or not, backslash escapes undone) and where it ends.
+fn pair_value(text: &str, mut i: usize) -> Result<(String, usize), PgError> {
+    let bytes = text.as_bytes();
+    let quoted = bytes.get(i) == Some(&b'\'');
+    if quoted {
+        i += 1;
+    }
+    let mut value = Vec::new();
+    loop {
+        match bytes.get(i) {
+            None if quoted => {
+                return Err(PgError::setting(
+                    "url",
+                    "a quoted value is not closed with `'`",
+                ));
+            }
+            None => break,
+            Some(b'\'') if quoted => {
+                i += 1;
+                break;
+            }
+            Some(b) if !quoted && b.is_ascii_whitespace() => break,
+            Some(b'\\') if i + 1 < bytes.len() => {
+                value.push(bytes[i + 1]);
+                i += 2;
+            }
+            Some(&b) => {
+                value.push(b);
+                i += 1;
+            }
+        }
+    }
+    // Only ASCII bytes were removed, so the value is as much UTF-8 as the text.
+    Ok((String::from_utf8_lossy(&value).into_owned(), i))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rest_and_ssl(url: &str) -> (String, Option<SslMode>, Option<String>) {
+        let (rest, ssl) = take_ssl(url).unwrap();
+        (rest, ssl.mode, ssl.root_cert)
+    }
+
+    #[test]
+    fn takes_the_tls_settings_out_of_a_url() {
+        assert_eq!(
+            rest_and_ssl(
+                "postgres://u:p%3F@h:5/db?sslmode=verify-full&connect_timeout=3&sslrootcert=%2Fca.pem"
+            ),
+            (
+                "postgres://u:p%3F@h:5/db?connect_timeout=3".to_owned(),
+                Some(SslMode::VerifyFull),
+                Some("/ca.pem".to_owned())
+            )
+        );
+        assert_eq!(
+            rest_and_ssl("postgresql://h/db?sslmode=require").0,
+            "postgresql://h/db"
+        );
+        assert_eq!(
+            rest_and_ssl("postgres://h/db"),
+            ("postgres://h/db".to_owned(), None, None)
+        );
+    }
+
+    #[test]
+    fn takes_the_tls_settings_out_of_pairs() {
+        assert_eq!(
+            rest_and_ssl(
+                "host=h  sslmode = verify-ca user='a b' sslrootcert='/x y/ca\\'s.pem' dbname=d"
+            ),
+            (
+                "host=h user='a b' dbname=d".to_owned(),
+                Some(SslMode::VerifyCa),
+                Some("/x y/ca's.pem".to_owned())
+            )
+        );
+        assert_eq!(
+            take_ssl("host=h sslmode=bogus").unwrap_err().field(),
+            Some("sslmode")
+        );
+        assert_eq!(take_ssl("host=h user='x").unwrap_err().field(), Some("url"));
+    }
+
+    #[test]
+    fn keeps_the_users_timeouts() {
+        let connect = Connect::from_url(
+            "postgres://h/db?connect_timeout=9&keepalives_idle=77&tcp_user_timeout=4",
+        )
+        .unwrap();
+        assert_eq!(connect.timeout(), Duration::from_secs(9));
+        assert_eq!(
+            connect.config.get_keepalives_idle(),
+            Duration::from_secs(77)
+        );
+        assert_eq!(
+            connect.config.get_tcp_user_timeout(),
+            Some(&Duration::from_secs(4))
+        );
+        let filled = Connect::from_url("postgres://h/db").unwrap();
+        assert_eq!(filled.timeout(), CONNECT_TIMEOUT);
+        assert_eq!(filled.config.get_keepalives_idle(), Duration::from_secs(10));
+    }
+
+    #[test]
+    fn tries_each_host_with_its_own_settings() {
+        let connect = Connect::from_url(
+            "postgres://u:secret@10.0.0.1:5433,localhost:5434/db?target_session_attrs=read-write",
+        )
+        .unwrap();
+        let labels: Vec<_> = connect
+            .hosts
+            .iter()
+            .map(|(_, l, b)| (l.as_str(), *b))
+            .collect();
+        assert_eq!(labels, [("10.0.0.1:5433", false), ("localhost:5434", true)]);
+        for (one, _, _) in &connect.hosts {
+            assert_eq!(one.get_hosts().len(), 1);
+            assert_eq!(one.get_password(), Some(&b"secret"[..]));
+            assert_eq!(
+                one.get_target_session_attrs(),
+                tokio_postgres::config::TargetSessionAttrs::ReadWrite
+            );
+        }
+        assert!(!format!("{connect:?}").contains("secret"));
+    }
+}

@@ -1,0 +1,225 @@
+//! Allowed origins from a PostgreSQL table, kept in step on every replica (feature `postgres`).
+//!
+//! [`PgOrigins`] fills an [`OriginSet`] from a table of one text column, then follows it: a
+//! trigger on the table (made by [`PgOrigins::create_table`]) sends the changed origin with
+//! `NOTIFY`, and every replica listening re-reads that row and patches its set, within
+//! milliseconds, without polling. Requests never wait on the database: they read the set in
+//! memory.
+//!
+//! The follow checks the connection and the table every few seconds
+//! ([`check_every`](PgOrigins::check_every)): a server that stops answering (a network
+//! partition, a frozen host) is noticed within twice that, a dropped table or a disabled
+//! trigger within once, each logged once. While the database is unreachable the last set keeps
+//! being served and the connection is retried with backoff (100 ms doubling to 2 s), each host
+//! of a multi-host URL in turn; after reconnecting the whole table is read again, so no change
+//! made in between is lost. [`PgFollow::status`] tells an application whether the set is in
+//! step, and since when not.
+//!
+//! TLS is rustls', with libpq's `sslmode` and `sslrootcert` ([`SslMode`]).
+//!
+//! ```no_run
+//! use std::time::Duration;
+//!
+//! use cors_axum::cors::OriginSet;
+//! use cors_axum::cors::postgres::{PgError, PgOrigins};
+//!
+//! # async fn run() -> Result<(), PgError> {
+//! let tenants = OriginSet::new("tenants");
+//! let source = PgOrigins::new("postgres://app@db.internal/app?sslmode=verify-full", &tenants)?;
+//! source.create_table().await?;
+//! let follow = source.spawn(); // followed while `follow` lives
+//! follow.ready(Duration::from_secs(10)).await?;
+//! # Ok(()) }
+//! ```
+//!
+//! A table or column name that is not a plain identifier, or so long that PostgreSQL would cut
+//! a name made from it, is refused; so is a password shown by `Debug`:
+//!
+//! ```
+//! use cors_axum::cors::OriginSet;
+//! use cors_axum::cors::postgres::PgOrigins;
+//!
+//! let source = PgOrigins::new("postgres://app:hunter2@db/app", &OriginSet::new("tenants"))?;
+//! assert!(!format!("{source:?}").contains("hunter2"));
+//! assert_eq!(source.clone().table("origins; DROP", "origin").unwrap_err().field(), Some("table"));
+//! assert!(source.clone().table(&"t".repeat(47), "origin").is_ok());
+//! assert!(source.clone().table(&"t".repeat(48), "origin").is_err());
+//! assert!(source.table("customer_origins", "origin").is_ok());
+//! # Ok::<(), cors_axum::cors::postgres::PgError>(())
+//! ```
+//!
+//! See the guide's section "Origins from a database" for the table, the trigger, TLS with a
+//! managed database, and what happens on a partition and a failover.
+
+mod connect;
+mod error;
+mod follow;
+mod spelling;
+mod table;
+mod tls;
+
+use std::fmt;
+use std::time::Duration;
+
+use cors_axum_core::OriginSet;
+
+pub use error::PgError;
+pub use follow::{PgFollow, PgStatus};
+pub use tls::SslMode;
+/// The PostgreSQL client this module uses, for its [`Config`](tokio_postgres::Config) and
+/// [`Error`](tokio_postgres::Error) at the same version.
+pub use tokio_postgres;
+
+use connect::Connect;
+use follow::Setup;
+use spelling::Rows;
+use table::Table;
+
+/// How often the follow checks the connection and the table unless told otherwise.
+const CHECK_EVERY: Duration = Duration::from_secs(5);
+
+/// An [`OriginSet`] loaded from a PostgreSQL table and kept in step with it: see the
+/// [module](self). The table is `tenant_origins(origin text primary key)` unless set with
+/// [`table`](Self::table); its notification channel has the table's name.
+#[derive(Clone)]
+pub struct PgOrigins {
+    connect: Connect,
+    set: OriginSet,
+    table: Table,
+    check_every: Duration,
+}
+
+impl fmt::Debug for PgOrigins {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PgOrigins")
+            .field("set", &self.set)
+            .field("table", &self.table.name)
+            .field("column", &self.table.column)
+            .field("check_every", &self.check_every)
+            .field("connect", &self.connect)
+            .finish()
+    }
+}
+
+impl PgOrigins {
+    /// Origins of the table `tenant_origins`, column `origin`, of the database at `url`, into
+    /// `set`. `url` is a connection string, `postgres://user:password@host:port/database?..`
+    /// or `host=.. user=..`, with tokio-postgres's options (several hosts and
+    /// `target_session_attrs=read-write` for a failover, `connect_timeout`, keepalives) and
+    /// libpq's `sslmode` (all five, [`SslMode`]) and `sslrootcert` (a PEM file, or `system`).
+    ///
+    /// Timeouts left out are filled in: the connect timeout, 5 s, bounds each host's whole
+    /// set-up (TCP, TLS, start-up, authentication); keepalives after 10 s idle, every 2 s, 3
+    /// times; unacknowledged data given up after 15 s. An error names the setting at fault.
+    pub fn new(url: impl AsRef<str>, set: &OriginSet) -> Result<Self, PgError> {
+        Ok(PgOrigins::with_connect(
+            Connect::from_url(url.as_ref())?,
+            set,
+        ))
+    }
+
+    /// The same with a configuration the application has already (its pool's, say): its
+    /// settings are kept, timeouts it leaves out filled in as [`new`](Self::new) does. Its
+    /// `ssl_mode` is the mode (`prefer` by default), which [`ssl_mode`](Self::ssl_mode) can
+    /// make `verify-ca` or `verify-full`.
+    pub fn from_config(config: tokio_postgres::Config, set: &OriginSet) -> Result<Self, PgError> {
+        Ok(PgOrigins::with_connect(
+            Connect::new(config, Default::default())?,
+            set,
+        ))
+    }
+
+    fn with_connect(connect: Connect, set: &OriginSet) -> Self {
+        PgOrigins {
+            connect,
+            set: set.clone(),
+            table: Table::new("tenant_origins", "origin").expect("the default names are checked"),
+            check_every: CHECK_EVERY,
+        }
+    }
+
+    /// Another TLS mode, as `sslmode=` in the URL.
+    pub fn ssl_mode(mut self, mode: SslMode) -> Result<Self, PgError> {
+        let mut ssl = self.connect.ssl().clone();
+        ssl.mode = Some(mode);
+        self.connect = self.connect.with_ssl(ssl)?;
+        Ok(self)
+    }
+
+    /// The certificates trusted, as `sslrootcert=` in the URL: a PEM file, read now, or
+    /// `system` for the system's store (which `verify-ca` and `verify-full` use when none is
+    /// given).
+    pub fn ssl_root_cert(mut self, root_cert: impl Into<String>) -> Result<Self, PgError> {
+        let mut ssl = self.connect.ssl().clone();
+        ssl.root_cert = Some(root_cert.into());
+        self.connect = self.connect.with_ssl(ssl)?;
+        Ok(self)
+    }
+
+    /// Another table and column (the channel takes the table's name): lowercase identifiers
+    /// of letters, digits and `_`, the table's at most 47 bytes (its trigger
+    /// `<table>_notify_truncate` must fit PostgreSQL's 63), the column's at most 63; anything
+    /// else is an error naming `table` or `column`.
+    pub fn table(mut self, table: &str, column: &str) -> Result<Self, PgError> {
+        self.table = Table::new(table, column)?;
+        Ok(self)
+    }
+
+    /// How often the follow checks that the server answers and that the table and its
+    /// triggers are there (5 s unless set; each question must be answered within the same
+    /// time, so a silent server is noticed within twice it). A tenth of a second at least.
+    #[must_use]
+    pub fn check_every(mut self, every: Duration) -> Self {
+        self.check_every = every.max(Duration::from_millis(100));
+        self
+    }
+
+    /// The statements that create the table, its notifying function and its triggers when
+    /// missing (and make the triggers fire always); safe to run from several replicas at once.
+    pub fn schema_sql(&self) -> String {
+        self.table.schema_sql()
+    }
+
+    /// Creates the table and its triggers if missing ([`schema_sql`](Self::schema_sql)), over
+    /// a connection of its own, bounded by the connect timeout.
+    pub async fn create_table(&self) -> Result<(), PgError> {
+        let opened =
+            self.connect.open().await.map_err(|why| {
+                PgError::database(format!("cannot create the table: {why}"), None)
+            })?;
+        let driver = tokio::spawn(opened.connection);
+        let done = tokio::time::timeout(
+            self.connect.timeout(),
+            opened.client.batch_execute(&self.schema_sql()),
+        )
+        .await;
+        drop(opened.client);
+        let _ = driver.await;
+        match done {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(error)) => Err(PgError::database(
+                format!("cannot create the table: {}", error::reason(&error)),
+                Some(error),
+            )),
+            Err(_) => Err(PgError::database(
+                format!(
+                    "cannot create the table: no answer within the connect timeout ({:?})",
+                    self.connect.timeout()
+                ),
+                None,
+            )),
+        }
+    }
+
+    /// Reads the table into the set, then follows it, in a task of its own on the current
+    /// runtime, while the returned [`PgFollow`] lives. Its logs go to the subscriber in force
+    /// here.
+    pub fn spawn(self) -> PgFollow {
+        follow::spawn(Setup {
+            connect: self.connect,
+            rows: Rows::new(&self.set),
+            table: self.table,
+            check_every: self.check_every,
+        })
+    }
+}

@@ -1,0 +1,285 @@
+//! TLS as libpq's `sslmode` and `sslrootcert` mean it, with rustls: which certificates are
+//! trusted, and whether the server's name must be in its certificate.
+
+use std::fmt;
+use std::sync::Arc;
+
+use rustls::client::WebPkiServerVerifier;
+use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
+use rustls::crypto::{CryptoProvider, verify_tls12_signature, verify_tls13_signature};
+use rustls::pki_types::pem::PemObject;
+use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
+use rustls::{
+    CertificateError, ClientConfig, DigitallySignedStruct, RootCertStore, SignatureScheme,
+};
+use tokio_postgres_rustls::MakeRustlsConnect;
+
+use super::error::PgError;
+
+/// How the connection to PostgreSQL is secured: libpq's `sslmode`, with its names.
+///
+/// `prefer` and `require` encrypt without checking who answers (as libpq, unless a root
+/// certificate is given: then `require` checks it as `verify-ca` does); `verify-ca` checks that
+/// the server's certificate comes from a trusted authority, `verify-full` also that it names the
+/// host connected to. Only `verify-full` stops someone on the path from posing as the server.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SslMode {
+    /// Plain text only.
+    Disable,
+    /// TLS if the server offers it, else plain text (libpq's default, and this one's).
+    Prefer,
+    /// TLS or no connection; the certificate is not checked (unless a root certificate is given).
+    Require,
+    /// TLS, the certificate signed by a trusted authority; any host name.
+    VerifyCa,
+    /// TLS, the certificate signed by a trusted authority and naming the host.
+    VerifyFull,
+}
+
+impl SslMode {
+    /// The mode a connection string names, or an error of `sslmode` listing the names.
+    pub(crate) fn parse(value: &str) -> Result<Self, PgError> {
+        Ok(match value {
+            "disable" => SslMode::Disable,
+            "prefer" => SslMode::Prefer,
+            "require" => SslMode::Require,
+            "verify-ca" => SslMode::VerifyCa,
+            "verify-full" => SslMode::VerifyFull,
+            other => {
+                return Err(PgError::setting(
+                    "sslmode",
+                    format!(
+                        "`{}` is not a mode: write `disable`, `prefer`, `require`, `verify-ca` \
+                         or `verify-full`",
+                        other.escape_debug()
+                    ),
+                ));
+            }
+        })
+    }
+
+    /// Its name in a connection string.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            SslMode::Disable => "disable",
+            SslMode::Prefer => "prefer",
+            SslMode::Require => "require",
+            SslMode::VerifyCa => "verify-ca",
+            SslMode::VerifyFull => "verify-full",
+        }
+    }
+
+    /// What tokio-postgres is told: whether TLS is tried, and whether it is required.
+    pub(crate) fn negotiation(self) -> tokio_postgres::config::SslMode {
+        match self {
+            SslMode::Disable => tokio_postgres::config::SslMode::Disable,
+            SslMode::Prefer => tokio_postgres::config::SslMode::Prefer,
+            _ => tokio_postgres::config::SslMode::Require,
+        }
+    }
+}
+
+/// `sslmode` and `sslrootcert` as given; [`Ssl::connector`] decides what they mean together.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Ssl {
+    pub(crate) mode: Option<SslMode>,
+    /// A PEM file of the certificates trusted, or `system` for the system's.
+    pub(crate) root_cert: Option<String>,
+}
+
+impl Ssl {
+    /// The mode in force: as given; else `verify-full` with `sslrootcert=system`, as libpq 16
+    /// makes it, else `prefer`. `require` with a root certificate checks it, as libpq does.
+    pub(crate) fn mode(&self) -> SslMode {
+        match (self.mode, self.root_cert.as_deref()) {
+            (Some(SslMode::Require), Some(_)) => SslMode::VerifyCa,
+            (Some(mode), _) => mode,
+            (None, Some("system")) => SslMode::VerifyFull,
+            (None, _) => SslMode::Prefer,
+        }
+    }
+
+    /// The TLS connector: the trusted certificates read now (a file that cannot be read, or
+    /// holds none, is an error of `sslrootcert`).
+    pub(crate) fn connector(&self) -> Result<MakeRustlsConnect, PgError> {
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let builder = ClientConfig::builder_with_provider(provider.clone())
+            .with_safe_default_protocol_versions()
+            .map_err(|e| PgError::setting("sslmode", format!("no TLS version in common: {e}")))?;
+        let mode = self.mode();
+        let verifier: Arc<dyn ServerCertVerifier> = match mode {
+            SslMode::Disable | SslMode::Prefer | SslMode::Require => {
+                if self.root_cert.as_deref() == Some("system") {
+                    return Err(PgError::setting(
+                        "sslmode",
+                        format!(
+                            "`{}` does not check the certificate, while `sslrootcert=system` \
+                             asks for it: write `sslmode=verify-full`",
+                            mode.name()
+                        ),
+                    ));
+                }
+                Arc::new(Unchecked(provider))
+            }
+            SslMode::VerifyCa | SslMode::VerifyFull => {
+                let roots = Arc::new(self.roots()?);
+                let webpki = WebPkiServerVerifier::builder_with_provider(roots, provider)
+                    .build()
+                    .map_err(|e| PgError::setting("sslrootcert", e.to_string()))?;
+                if mode == SslMode::VerifyCa {
+                    Arc::new(AnyName(webpki))
+                } else {
+                    webpki
+                }
+            }
+        };
+        let config = builder
+            .dangerous()
+            .with_custom_certificate_verifier(verifier)
+            .with_no_client_auth();
+        Ok(MakeRustlsConnect::new(config))
+    }
+
+    /// The certificates trusted: those of `sslrootcert`, or the system's when it is `system` or
+    /// not given.
+    fn roots(&self) -> Result<RootCertStore, PgError> {
+        let mut roots = RootCertStore::empty();
+        let (certificates, from) = match self.root_cert.as_deref() {
+            None | Some("system") => {
+                let found = rustls_native_certs::load_native_certs();
+                (found.certs, "the system's store".to_owned())
+            }
+            Some(file) => {
+                let read: Result<Vec<_>, _> = CertificateDer::pem_file_iter(file)
+                    .and_then(|certificates| certificates.collect());
+                let certificates = read.map_err(|e| {
+                    PgError::setting(
+                        "sslrootcert",
+                        format!(
+                            "cannot read `{}`: {e}; give a PEM file of the certificates of the \
+                             authorities that sign the server's certificate",
+                            file.escape_debug()
+                        ),
+                    )
+                })?;
+                (certificates, format!("`{}`", file.escape_debug()))
+            }
+        };
+        let (added, _ignored) = roots.add_parsable_certificates(certificates);
+        if added == 0 {
+            return Err(PgError::setting(
+                "sslrootcert",
+                format!(
+                    "no certificate found in {from}: give `sslrootcert` a PEM file of the \
+                     certificates of the authorities that sign the server's certificate"
+                ),
+            ));
+        }
+        Ok(roots)
+    }
+}
+
+/// `prefer` and `require`: encrypted, whoever answers; the handshake's signatures are still
+/// checked, as they prove the server holds the key of the certificate it showed (which SCRAM's
+/// channel binding then ties the password exchange to).
+struct Unchecked(Arc<CryptoProvider>);
+
+impl fmt::Debug for Unchecked {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Unchecked")
+    }
+}
+
+impl ServerCertVerifier for Unchecked {
+    fn verify_server_cert(
+        &self,
+        _end_entity: &CertificateDer<'_>,
+        _intermediates: &[CertificateDer<'_>],
+        _server_name: &ServerName<'_>,
+        _ocsp_response: &[u8],
+        _now: UnixTime,
+    ) -> Result<ServerCertVerified, rustls::Error> {
+        Ok(ServerCertVerified::assertion())
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        verify_tls12_signature(
+            message,
+            cert,
+            dss,
+            &self.0.signature_verification_algorithms,
+        )
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        verify_tls13_signature(
+            message,
+            cert,
+            dss,
+            &self.0.signature_verification_algorithms,
+        )
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
+        self.0.signature_verification_algorithms.supported_schemes()
+    }
+}
+
+/// `verify-ca`: the chain checked as `verify-full` checks it, the name not. rustls checks the
+/// chain before the name, so "not valid for this name" means the chain was found good.
+#[derive(Debug)]
+struct AnyName(Arc<WebPkiServerVerifier>);
+
+impl ServerCertVerifier for AnyName {
+    fn verify_server_cert(
+        &self,
+        end_entity: &CertificateDer<'_>,
+        intermediates: &[CertificateDer<'_>],
+        server_name: &ServerName<'_>,
+        ocsp_response: &[u8],
+        now: UnixTime,
+    ) -> Result<ServerCertVerified, rustls::Error> {
+        let checked =
+            self.0
+                .verify_server_cert(end_entity, intermediates, server_name, ocsp_response, now);
+        match checked {
+            Err(rustls::Error::InvalidCertificate(
+                CertificateError::NotValidForName | CertificateError::NotValidForNameContext { .. },
+            )) => Ok(ServerCertVerified::assertion()),
+            other => other,
+        }
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        self.0.verify_tls12_signature(message, cert, dss)
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        self.0.verify_tls13_signature(message, cert, dss)
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
+        self.0.supported_verify_schemes()
+    }
+}
