@@ -173,7 +173,10 @@ fn call<S: Clone + Send + Sync + 'static>(
                 }
             }
         }
-        route.handler.call(Request::from_parts(parts, body), state).await
+        route
+            .handler
+            .call(Request::from_parts(parts, body), state)
+            .await
     }))
 }
 

@@ -163,21 +163,7 @@ impl PathCors {
             return Decision::Lookup(Box::new(Pending { lookup, kept }));
         }
         if cors.kind() == RequestKind::Preflight {
-            if !plan.has_cors() {
-                // No CORS on the path (its plan is there for the checks that stay on without
-                // it): the preflight is the route's own matter, a `405` without a handler.
-                return Decision::HandOn(Finish::Untouched);
-            }
-            if plan.passes_preflight_through() {
-                let mut headers = Box::default();
-                self.preflight(plan, route, &cors, request, &mut headers);
-                return Decision::HandOn(Finish::Preflight(headers));
-            }
-            // Written straight into the answer's own headers.
-            let mut response = Response::new(Body::empty());
-            let status = self.preflight(plan, route, &cors, request, response.headers_mut());
-            *response.status_mut() = status;
-            return Decision::Answer(response);
+            return self.preflight(plan, route, &cors, request);
         }
         let cors = &cors;
         let policy = match route {
@@ -278,17 +264,23 @@ impl PathCors {
         Decision::HandOn(Finish::Untouched)
     }
 
-    /// The status of the answer to a preflight, its headers written into `headers`, without
-    /// calling any handler.
+    /// The answer to a preflight, given without calling any handler; or, with passthrough, its
+    /// headers, which the route's own `OPTIONS` handler's answer gets.
     fn preflight(
         &self,
         plan: &PathPlan,
         route: &RoutePlan,
         cors: &CorsRequest<'_>,
         request: Head<'_>,
-        headers: &mut HeaderMap,
-    ) -> StatusCode {
-        match route {
+    ) -> Decision {
+        if !plan.has_cors() {
+            // No CORS on the path (its plan is there for the checks that stay on without it):
+            // the preflight is the route's own matter, a `405` without a handler.
+            return Decision::HandOn(Finish::Untouched);
+        }
+        let mut answer = Response::new(Body::empty());
+        let headers = answer.headers_mut();
+        *answer.status_mut() = match route {
             RoutePlan::On { policy, .. } => {
                 let decision = policy.preflight(cors);
                 if !decision.is_allowed()
@@ -308,9 +300,13 @@ impl PathCors {
                 }
                 StatusCode::NO_CONTENT
             }
+        };
+        if plan.passes_preflight_through() {
+            let headers = std::mem::take(answer.headers_mut());
+            return Decision::HandOn(Finish::Preflight(Box::new(headers)));
         }
+        Decision::Answer(answer)
     }
-
     /// The `403 Forbidden` of a request refused before its guards and handler: an unsafe
     /// cross-origin request under cross-origin protection, or a WebSocket handshake from an
     /// origin the policy does not allow. It carries no CORS grant, and varies on what decided
