@@ -6,7 +6,7 @@ use std::task::{Context, Poll};
 
 use axum::response::Response;
 use cors_axum_core::{CorsConfigError, CorsOptions};
-use http::Request;
+use axum::extract::Request;
 
 use super::future::ResponseFuture;
 use super::plan::{PathPlan, RoutePlan};
@@ -109,11 +109,10 @@ pub struct Cors<S> {
     cors: PathCors,
 }
 
-impl<S, B> tower_service::Service<Request<B>> for Cors<S>
+impl<S> tower_service::Service<Request> for Cors<S>
 where
-    S: tower_service::Service<Request<B>, Response = Response> + Clone + Send + 'static,
+    S: tower_service::Service<Request, Response = Response> + Clone + Send + 'static,
     S::Future: Send + 'static,
-    B: Send + 'static,
 {
     type Response = Response;
     type Error = S::Error;
@@ -123,7 +122,7 @@ where
         self.inner.poll_ready(cx)
     }
 
-    fn call(&mut self, mut request: Request<B>) -> Self::Future {
+    fn call(&mut self, mut request: Request) -> Self::Future {
         match self.cors.decide(&mut request, None) {
             Decision::Answer(response) => ResponseFuture::ready(response),
             Decision::HandOn(finish) => ResponseFuture::new(self.inner.call(request), finish),

@@ -97,11 +97,13 @@ pub(crate) struct PathPlan {
     /// Whether any of its policies decides origins asynchronously.
     pub(crate) asynchronous: bool,
     /// Whether CORS is on for any route of the path.
-    has_cors: bool,
+    pub(crate) has_cors: bool,
+    /// Whether preflights go on to the path's own `OPTIONS` handler.
+    pub(crate) passes_preflight_through: bool,
     /// The `Vary` of a preflight answer refused because CORS is off for the method asked for,
     /// on a path where it is on for another: the answers to preflights of one URL differ by
     /// the request headers of a preflight, so a cache must keep them apart.
-    off_preflight_vary: Option<HeaderValue>,
+    pub(crate) off_preflight_vary: Option<HeaderValue>,
 }
 
 impl PathPlan {
@@ -120,11 +122,23 @@ impl PathPlan {
         } else {
             None
         };
+        let options = by_method
+            .iter()
+            .find(|(method, _)| *method == Method::OPTIONS)
+            .map_or(&default, |(_, plan)| plan);
+        let passes_preflight_through = matches!(
+            options,
+            RoutePlan::On {
+                passthrough: true,
+                ..
+            }
+        );
         Self {
             default,
             by_method,
             asynchronous,
             has_cors,
+            passes_preflight_through,
             off_preflight_vary,
         }
     }
@@ -134,9 +148,22 @@ impl PathPlan {
         Self::new(plan, Vec::new())
     }
 
-    /// The plan of the route `method` is for.
-    fn route(&self, method: &Method) -> &RoutePlan {
-        self.route_at(self.key(method))
+    /// The plan that answers `request`, and its key: for a preflight, that of the route the
+    /// browser asks to call; for any other request, that of its own method. A path with one
+    /// plan for every method, the common case, asks nothing of the request.
+    #[inline]
+    pub(crate) fn route(&self, request: &CorsRequest<'_>) -> (RouteKey, &RoutePlan) {
+        let key = if self.by_method.is_empty() {
+            RouteKey(None)
+        } else if request.kind() != RequestKind::Preflight {
+            self.key(request.method())
+        } else {
+            request
+                .requested_method()
+                .and_then(|m| Method::from_bytes(m.as_bytes()).ok())
+                .map_or(RouteKey(None), |m| self.key(&m))
+        };
+        (key, self.at(key))
     }
 
     /// The key of the route `method` is for.
@@ -144,50 +171,11 @@ impl PathPlan {
         RouteKey(self.by_method.iter().position(|(m, _)| m == method))
     }
 
-    /// The key of the plan that answers `request` ([`route_at`](Self::route_at)): for a
-    /// preflight, that of the route the browser asks to call; for any other request, that of
-    /// its own method.
-    #[inline]
-    pub(crate) fn route_key(&self, request: &CorsRequest<'_>) -> RouteKey {
-        // A path with one plan for every method, the common case, asks nothing of the request.
-        if self.by_method.is_empty() {
-            return RouteKey(None);
-        }
-        self.method_key(request)
-    }
-
-    /// [`route_key`](Self::route_key) of a path with per-method plans.
-    fn method_key(&self, request: &CorsRequest<'_>) -> RouteKey {
-        if request.kind() != RequestKind::Preflight {
-            return self.key(request.method());
-        }
-        request
-            .requested_method()
-            .and_then(|m| Method::from_bytes(m.as_bytes()).ok())
-            .map_or(RouteKey(None), |m| self.key(&m))
-    }
-
-    /// The plan of `key`, from [`route_key`](Self::route_key) on this plan.
-    pub(crate) fn route_at(&self, key: RouteKey) -> &RoutePlan {
+    /// The plan of `key`, from [`route`](Self::route) on this plan.
+    pub(crate) fn at(&self, key: RouteKey) -> &RoutePlan {
         key.0
             .and_then(|i| self.by_method.get(i))
             .map_or(&self.default, |(_, plan)| plan)
-    }
-
-    /// Whether preflights go on to the path's own `OPTIONS` handler.
-    pub(crate) fn passes_preflight_through(&self) -> bool {
-        matches!(
-            self.route(&Method::OPTIONS),
-            RoutePlan::On {
-                passthrough: true,
-                ..
-            }
-        )
-    }
-
-    /// Whether CORS is on for any route of the path.
-    pub(crate) fn has_cors(&self) -> bool {
-        self.has_cors
     }
 
     /// Whether the plan does nothing to any request: CORS off for every route, and no
@@ -196,11 +184,6 @@ impl PathPlan {
         std::iter::once(&self.default)
             .chain(self.by_method.iter().map(|(_, plan)| plan))
             .all(|plan| matches!(plan, RoutePlan::Off { checks: None }))
-    }
-
-    /// See the field.
-    pub(crate) fn off_preflight_vary(&self) -> Option<&HeaderValue> {
-        self.off_preflight_vary.as_ref()
     }
 }
 

@@ -12,7 +12,8 @@ use cors_axum_core::{
     ActualDecision, Classification, CorsPolicy, CorsRequest, OriginAnswer, OriginLookup, Refusal,
     RequestKind,
 };
-use http::{Extensions, HeaderMap, HeaderValue, Method, Request, StatusCode, Uri, header};
+use axum::extract::Request;
+use http::{Extensions, HeaderMap, HeaderValue, Method, StatusCode, Uri, header};
 
 use super::future::{Finish, ResponseFuture};
 use super::plan::{PathPlan, RouteKey, RoutePlan};
@@ -84,7 +85,7 @@ struct Head<'a> {
 }
 
 impl<'a> Head<'a> {
-    fn of<B>(request: &'a Request<B>) -> Self {
+    fn of(request: &'a Request) -> Self {
         Self {
             method: request.method(),
             uri: request.uri(),
@@ -112,27 +113,15 @@ impl PathCors {
     /// origin is decided asynchronously, kept for the lookup; `resumed` is such a request
     /// once the lookup has answered, decided from what was kept, looking no header up again.
     /// Where handlers may set cookies, the request carries the state they share.
-    pub(crate) fn decide<B>(&self, request: &mut Request<B>, resumed: Option<Resumed>) -> Decision {
-        let decision = self.decide_head(Head::of(request), resumed);
-        match decision {
-            Decision::HandOn(Finish::Headers(decision)) if self.service => {
-                let state = Arc::new(ResponseState::new(decision));
-                request.extensions_mut().insert(Arc::clone(&state));
-                Decision::HandOn(Finish::Cookies(state))
-            }
-            decision => decision,
-        }
-    }
-
-    /// [`decide`](Self::decide) on the request's head: not generic, so compiled once.
-    fn decide_head(&self, request: Head<'_>, resumed: Option<Resumed>) -> Decision {
+    pub(crate) fn decide(&self, http: &mut Request, resumed: Option<Resumed>) -> Decision {
+        let request = Head::of(http);
         let loaded;
-        let (plan, cors, key, mut handshake) = match &resumed {
+        let (plan, cors, key, route, mut handshake) = match &resumed {
             Some(Resumed { kept, answer }) => {
                 let cors = CorsRequest::resumed(request.method, request.headers, &kept.request)
                     .with_uri(request.uri)
                     .with_origin_answer(answer.as_origin_answer());
-                (&kept.plan, cors, kept.route, kept.handshake)
+                (&kept.plan, cors, kept.route, kept.plan.at(kept.route), kept.handshake)
             }
             None => {
                 let plan = match &self.source {
@@ -143,11 +132,10 @@ impl PathCors {
                     }
                 };
                 let cors = CorsRequest::new(request.method, request.headers).with_uri(request.uri);
-                let key = plan.route_key(&cors);
-                (plan, cors, key, Handshake::default())
+                let (key, route) = plan.route(&cors);
+                (plan, cors, key, route, Handshake::default())
             }
         };
-        let route = plan.route_at(key);
         if resumed.is_none()
             && plan.asynchronous
             && let Some(lookup) = route
@@ -193,6 +181,11 @@ impl PathCors {
                 self.refused(request, "request", &refusal);
             }
         }
+        if self.service {
+            let state = Arc::new(ResponseState::new(decision));
+            http.extensions_mut().insert(Arc::clone(&state));
+            return Decision::HandOn(Finish::Cookies(state));
+        }
         Decision::HandOn(Finish::Headers(decision))
     }
 
@@ -200,15 +193,12 @@ impl PathCors {
     /// (at most its timeout; a panic or an error is a refusal), the request decided again from
     /// what was kept, then answered, or handed on with `call` (told whether it is a preflight
     /// passed on to the route's own `OPTIONS` handler).
-    pub(crate) fn after_lookup<B, F>(
+    pub(crate) fn after_lookup<F: Send + 'static>(
         &self,
         Pending { lookup, kept }: Pending,
-        mut request: Request<B>,
-        call: impl FnOnce(Request<B>, bool) -> F + Send + 'static,
+        mut request: Request,
+        call: impl FnOnce(Request, bool) -> F + Send + 'static,
     ) -> ResponseFuture<F>
-    where
-        B: Send + 'static,
-        F: Send + 'static,
     {
         let cors = self.clone();
         ResponseFuture::lookup(Box::pin(async move {
@@ -273,7 +263,7 @@ impl PathCors {
         cors: &CorsRequest<'_>,
         request: Head<'_>,
     ) -> Decision {
-        if !plan.has_cors() {
+        if !plan.has_cors {
             // No CORS on the path (its plan is there for the checks that stay on without it):
             // the preflight is the route's own matter, a `405` without a handler.
             return Decision::HandOn(Finish::Untouched);
@@ -295,13 +285,13 @@ impl PathCors {
             }
             RoutePlan::Off { .. } => {
                 self.refused(request, "preflight", &"CORS is off for this route");
-                if let Some(vary) = plan.off_preflight_vary() {
+                if let Some(vary) = &plan.off_preflight_vary {
                     headers.insert(header::VARY, vary.clone());
                 }
                 StatusCode::NO_CONTENT
             }
         };
-        if plan.passes_preflight_through() {
+        if plan.passes_preflight_through {
             let headers = std::mem::take(answer.headers_mut());
             return Decision::HandOn(Finish::Preflight(Box::new(headers)));
         }

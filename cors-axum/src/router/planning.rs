@@ -80,7 +80,7 @@ impl Planning {
             if plan.is_inert() {
                 return Ok((None, coverage));
             }
-            let has_cors = plan.has_cors();
+            let has_cors = plan.has_cors;
             let source = PlanSource::Static(plan);
             return Ok((Some(Planned { source, has_cors }), coverage));
         };
