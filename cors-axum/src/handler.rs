@@ -124,60 +124,52 @@ impl<S: Clone + Send + Sync + 'static> Handler<WrappedRoute, S> for Wrapped<S> {
             Some(cors) => cors.decide(&mut request, None),
             None => Decision::HandOn(Finish::Untouched),
         };
+        let lookup = matches!(decision, Decision::Lookup(_)).then(|| setup.cors.clone());
+        // The handler behind its guards (the first rejection answers, a guard that panics
+        // answers `500`), unless the request is a preflight passed on to it: a browser sends a
+        // preflight without credentials, so guards never see one.
+        let call = move |request: Request, preflight: bool| {
+            if preflight || route.setup.guards.is_empty() {
+                return Infallibly(route.handler.call(request, state));
+            }
+            Infallibly(Box::pin(async move {
+                let (mut parts, body) = request.into_parts();
+                for (guard, name) in route.setup.guards.iter() {
+                    match CatchUnwind::new(guard(&mut parts, &state)).await {
+                        Ok(Ok(())) => {}
+                        Ok(Err(rejection)) => {
+                            report_missing_injection(&parts, name);
+                            return rejection;
+                        }
+                        Err(panic) => {
+                            tracing::error!(
+                                target: "cors_axum",
+                                route = parts.uri.path(),
+                                "a guard panicked: {}",
+                                panic.escape_debug()
+                            );
+                            return StatusCode::INTERNAL_SERVER_ERROR.into_response();
+                        }
+                    }
+                }
+                route
+                    .handler
+                    .call(Request::from_parts(parts, body), state)
+                    .await
+            }))
+        };
         RouteFuture(match decision {
             Decision::Answer(response) => ResponseFuture::ready(response),
             Decision::HandOn(finish) => {
                 let preflight = matches!(finish, Finish::Preflight(_));
-                ResponseFuture::new(call(route, request, state, preflight), finish)
+                ResponseFuture::new(call(request, preflight), finish)
             }
-            Decision::Lookup(pending) => {
-                let cors = setup.cors.clone().expect("only CORS looks origins up");
-                cors.after_lookup(*pending, request, move |request, preflight| {
-                    call(route, request, state, preflight)
-                })
-            }
+            Decision::Lookup(pending) => match lookup.flatten() {
+                Some(cors) => cors.after_lookup(*pending, request, call),
+                None => unreachable!("only CORS looks origins up"),
+            },
         })
     }
-}
-
-/// Calls the handler of `route` with `request`, behind its guards (the first rejection
-/// answers, a guard that panics answers `500`) unless the request is a preflight passed on to
-/// it: a browser sends a preflight without credentials, so guards never see one. Generic over
-/// the state alone, so compiled once per application.
-fn call<S: Clone + Send + Sync + 'static>(
-    route: Arc<Kept<S, dyn CallHandler<S>>>,
-    request: Request,
-    state: S,
-    preflight: bool,
-) -> Infallibly {
-    if preflight || route.setup.guards.is_empty() {
-        return Infallibly(route.handler.call(request, state));
-    }
-    Infallibly(Box::pin(async move {
-        let (mut parts, body) = request.into_parts();
-        for (guard, name) in route.setup.guards.iter() {
-            match CatchUnwind::new(guard(&mut parts, &state)).await {
-                Ok(Ok(())) => {}
-                Ok(Err(rejection)) => {
-                    report_missing_injection(&parts, name);
-                    return rejection;
-                }
-                Err(panic) => {
-                    tracing::error!(
-                        target: "cors_axum",
-                        route = parts.uri.path(),
-                        "a guard panicked: {}",
-                        panic.escape_debug()
-                    );
-                    return StatusCode::INTERNAL_SERVER_ERROR.into_response();
-                }
-            }
-        }
-        route
-            .handler
-            .call(Request::from_parts(parts, body), state)
-            .await
-    }))
 }
 
 /// Logs, when guard `guard` was rejected after an `Inject<T>` found no value, what to provide:

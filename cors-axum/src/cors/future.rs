@@ -24,29 +24,6 @@ pub(crate) enum Finish {
     Preflight(Box<HeaderMap>),
 }
 
-impl Finish {
-    /// Writes what this says into the answer's `headers`.
-    fn write(&mut self, headers: &mut HeaderMap) {
-        match self {
-            Finish::Untouched => {}
-            Finish::Headers(decision) => {
-                remove_cors_headers(headers);
-                write_decision(headers, decision, ResponseCredentials::Policy);
-            }
-            Finish::Cookies(state) => {
-                remove_cors_headers(headers);
-                let credentials = if state.write_cookies(headers) {
-                    ResponseCredentials::Include
-                } else {
-                    ResponseCredentials::Policy
-                };
-                write_decision(headers, state.decision(), credentials);
-            }
-            Finish::Preflight(cors) => add_preflight_headers(headers, std::mem::take(cors)),
-        }
-    }
-}
-
 /// The boxed rest of a request that waits for an asynchronous origin decision first.
 type AfterLookup<F> = Pin<Box<dyn Future<Output = ResponseFuture<F>> + Send>>;
 
@@ -110,7 +87,24 @@ where
                 .expect("a response future is not polled after it completed"))),
             StateProj::HandedOn { future, finish } => {
                 let mut response = ready!(future.poll(cx))?;
-                finish.write(response.headers_mut());
+                let headers = response.headers_mut();
+                match finish {
+                    Finish::Untouched => {}
+                    Finish::Headers(decision) => {
+                        remove_cors_headers(headers);
+                        write_decision(headers, decision, ResponseCredentials::Policy);
+                    }
+                    Finish::Cookies(state) => {
+                        remove_cors_headers(headers);
+                        let credentials = if state.write_cookies(headers) {
+                            ResponseCredentials::Include
+                        } else {
+                            ResponseCredentials::Policy
+                        };
+                        write_decision(headers, state.decision(), credentials);
+                    }
+                    Finish::Preflight(cors) => add_preflight_headers(headers, std::mem::take(cors)),
+                }
                 Poll::Ready(Ok(response))
             }
             StateProj::Lookup { rest } => {

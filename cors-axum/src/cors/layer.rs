@@ -4,9 +4,9 @@
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
+use axum::extract::Request;
 use axum::response::Response;
 use cors_axum_core::{CorsConfigError, CorsOptions};
-use axum::extract::Request;
 
 use super::future::ResponseFuture;
 use super::plan::{PathPlan, RoutePlan};

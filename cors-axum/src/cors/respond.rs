@@ -7,12 +7,12 @@ use std::sync::Arc;
 
 use axum::body::Body;
 use axum::extract::OriginalUri;
+use axum::extract::Request;
 use axum::response::Response;
 use cors_axum_core::{
     ActualDecision, Classification, CorsPolicy, CorsRequest, OriginAnswer, OriginLookup, Refusal,
     RequestKind,
 };
-use axum::extract::Request;
 use http::{Extensions, HeaderMap, HeaderValue, Method, StatusCode, Uri, header};
 
 use super::future::{Finish, ResponseFuture};
@@ -121,7 +121,13 @@ impl PathCors {
                 let cors = CorsRequest::resumed(request.method, request.headers, &kept.request)
                     .with_uri(request.uri)
                     .with_origin_answer(answer.as_origin_answer());
-                (&kept.plan, cors, kept.route, kept.plan.at(kept.route), kept.handshake)
+                (
+                    &kept.plan,
+                    cors,
+                    kept.route,
+                    kept.plan.at(kept.route),
+                    kept.handshake,
+                )
             }
             None => {
                 let plan = match &self.source {
@@ -198,8 +204,7 @@ impl PathCors {
         Pending { lookup, kept }: Pending,
         mut request: Request,
         call: impl FnOnce(Request, bool) -> F + Send + 'static,
-    ) -> ResponseFuture<F>
-    {
+    ) -> ResponseFuture<F> {
         let cors = self.clone();
         ResponseFuture::lookup(Box::pin(async move {
             let timeout = lookup.timeout;
