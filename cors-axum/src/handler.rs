@@ -12,7 +12,6 @@ use std::future::Future;
 use std::marker::PhantomData;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::task::{Context, Poll, ready};
 
 use axum::extract::Request;
 use axum::handler::Handler;
@@ -112,9 +111,9 @@ impl<S> Clone for Wrapped<S> {
 struct WrappedRoute;
 
 impl<S: Clone + Send + Sync + 'static> Handler<WrappedRoute, S> for Wrapped<S> {
-    type Future = RouteFuture;
+    type Future = ResponseFuture<HandlerFuture>;
 
-    fn call(self, mut request: Request, state: S) -> RouteFuture {
+    fn call(self, mut request: Request, state: S) -> Self::Future {
         let route = self.0;
         let setup = &route.setup;
         if let Some(scope) = &setup.scope {
@@ -130,9 +129,9 @@ impl<S: Clone + Send + Sync + 'static> Handler<WrappedRoute, S> for Wrapped<S> {
         // preflight without credentials, so guards never see one.
         let call = move |request: Request, preflight: bool| {
             if preflight || route.setup.guards.is_empty() {
-                return Infallibly(route.handler.call(request, state));
+                return route.handler.call(request, state);
             }
-            Infallibly(Box::pin(async move {
+            Box::pin(async move {
                 let (mut parts, body) = request.into_parts();
                 for (guard, name) in route.setup.guards.iter() {
                     match CatchUnwind::new(guard(&mut parts, &state)).await {
@@ -156,9 +155,9 @@ impl<S: Clone + Send + Sync + 'static> Handler<WrappedRoute, S> for Wrapped<S> {
                     .handler
                     .call(Request::from_parts(parts, body), state)
                     .await
-            }))
+            })
         };
-        RouteFuture(match decision {
+        match decision {
             Decision::Answer(response) => ResponseFuture::ready(response),
             Decision::HandOn(finish) => {
                 let preflight = matches!(finish, Finish::Preflight(_));
@@ -168,7 +167,7 @@ impl<S: Clone + Send + Sync + 'static> Handler<WrappedRoute, S> for Wrapped<S> {
                 Some(cors) => cors.after_lookup(*pending, request, call),
                 None => unreachable!("only CORS looks origins up"),
             },
-        })
+        }
     }
 }
 
@@ -189,29 +188,4 @@ fn report_missing_injection(parts: &http::request::Parts, guard: &str) {
         method = parts.method,
         path = parts.uri.path(),
     );
-}
-
-/// A handler's future as a service's: a response that cannot fail.
-pub(crate) struct Infallibly(HandlerFuture);
-
-impl Future for Infallibly {
-    type Output = Result<Response, std::convert::Infallible>;
-
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        self.0.as_mut().poll(cx).map(Ok)
-    }
-}
-
-/// The future of every route's handler: its answer with what CORS writes into it.
-pub(crate) struct RouteFuture(ResponseFuture<Infallibly>);
-
-impl Future for RouteFuture {
-    type Output = Response;
-
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Response> {
-        match ready!(Pin::new(&mut self.0).poll(cx)) {
-            Ok(response) => Poll::Ready(response),
-            Err(never) => match never {},
-        }
-    }
 }

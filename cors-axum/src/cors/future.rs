@@ -74,19 +74,60 @@ impl<F> ResponseFuture<F> {
     }
 }
 
-impl<F, E> Future for ResponseFuture<F>
+/// What the inner future of a [`ResponseFuture`] answers with: a handler's `Response`, or a
+/// service's `Result<Response, E>`. Sealed: one response future serves handlers and services
+/// alike, with no adapter between a handler's future and it.
+pub trait InnerAnswer: sealed::Sealed {
+    #[doc(hidden)]
+    fn response_mut(&mut self) -> Option<&mut Response>;
+    #[doc(hidden)]
+    fn answered(response: Response) -> Self;
+}
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for axum::response::Response {}
+    impl<E> Sealed for Result<axum::response::Response, E> {}
+}
+
+impl InnerAnswer for Response {
+    fn response_mut(&mut self) -> Option<&mut Response> {
+        Some(self)
+    }
+
+    fn answered(response: Response) -> Self {
+        response
+    }
+}
+
+impl<E> InnerAnswer for Result<Response, E> {
+    fn response_mut(&mut self) -> Option<&mut Response> {
+        self.as_mut().ok()
+    }
+
+    fn answered(response: Response) -> Self {
+        Ok(response)
+    }
+}
+
+impl<F> Future for ResponseFuture<F>
 where
-    F: Future<Output = Result<Response, E>>,
+    F: Future<Output: InnerAnswer>,
 {
-    type Output = Result<Response, E>;
+    type Output = F::Output;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         match self.as_mut().project().state.project() {
-            StateProj::Ready { response } => Poll::Ready(Ok(response
-                .take()
-                .expect("a response future is not polled after it completed"))),
+            StateProj::Ready { response } => Poll::Ready(F::Output::answered(
+                response
+                    .take()
+                    .expect("a response future is not polled after it completed"),
+            )),
             StateProj::HandedOn { future, finish } => {
-                let mut response = ready!(future.poll(cx))?;
+                let mut answer = ready!(future.poll(cx));
+                let Some(response) = answer.response_mut() else {
+                    return Poll::Ready(answer);
+                };
                 let headers = response.headers_mut();
                 match finish {
                     Finish::Untouched => {}
@@ -105,7 +146,7 @@ where
                     }
                     Finish::Preflight(cors) => add_preflight_headers(headers, std::mem::take(cors)),
                 }
-                Poll::Ready(Ok(response))
+                Poll::Ready(answer)
             }
             StateProj::Lookup { rest } => {
                 let next = ready!(rest.as_mut().poll(cx));
