@@ -22,9 +22,14 @@ use super::source::PlanSource;
 use crate::table::RoutePath;
 use crate::unwind::CatchUnwind;
 
-/// The CORS of one path as its requests meet it.
+/// The CORS of one path as its requests meet it. One reference count to clone: axum clones the
+/// services that carry it (the generated `OPTIONS` route, the `405` and `404` answers) for every
+/// request.
 #[derive(Clone, Debug)]
-pub(crate) struct PathCors {
+pub(crate) struct PathCors(Arc<PathCorsFields>);
+
+#[derive(Debug)]
+struct PathCorsFields {
     source: PlanSource,
     /// The route's path, for logs; `None` behind a plain `CorsLayer`, which logs the request's.
     route: Option<RoutePath>,
@@ -97,15 +102,15 @@ impl<'a> Head<'a> {
 
 impl PathCors {
     pub(crate) fn new(source: PlanSource, route: Option<RoutePath>, service: bool) -> Self {
-        Self {
+        Self(Arc::new(PathCorsFields {
             source,
             route,
             service,
-        }
+        }))
     }
 
     pub(crate) fn source(&self) -> &PlanSource {
-        &self.source
+        &self.0.source
     }
 
     /// What the path's plan, loaded once, makes of `request`: classified once, then answered
@@ -130,7 +135,7 @@ impl PathCors {
                 )
             }
             None => {
-                let plan = match &self.source {
+                let plan = match &self.0.source {
                     PlanSource::Static(plan) => plan,
                     PlanSource::Table { table, index } => {
                         loaded = table.load();
@@ -187,7 +192,7 @@ impl PathCors {
                 self.refused(request, "request", &refusal);
             }
         }
-        if self.service {
+        if self.0.service {
             let state = Arc::new(ResponseState::new(decision));
             http.extensions_mut().insert(Arc::clone(&state));
             return Decision::HandOn(Finish::Cookies(state));
@@ -325,7 +330,7 @@ impl PathCors {
     fn refused(&self, request: Head<'_>, kind: &'static str, reason: &dyn std::fmt::Display) {
         tracing::debug!(
             target: "cors_axum",
-            route = self.route.as_deref().unwrap_or_else(|| request.uri.path()),
+            route = self.0.route.as_deref().unwrap_or_else(|| request.uri.path()),
             method = %request.method,
             origin = %OriginForLog(request.headers.get(header::ORIGIN)),
             "CORS {kind} refused: {reason}"
