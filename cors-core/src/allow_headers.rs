@@ -145,6 +145,12 @@ impl CompiledHeaders {
                 if summary.names == 0 {
                     return Ok(HeadersGrant::Nothing);
                 }
+                // One line, as browsers send the list: echoed as it is, with no second walk.
+                if summary.lines == 1
+                    && let Some(line) = requested.into_iter().next()
+                {
+                    return Ok(HeadersGrant::Echo(line.clone()));
+                }
                 let mut lines = requested
                     .into_iter()
                     .filter(|l| !l.as_bytes().trim_ascii().is_empty());
