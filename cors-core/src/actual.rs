@@ -202,7 +202,9 @@ impl ActualDecision {
                     .unwrap_or_default(),
             },
             (OriginRefusal::Null, _) => Refusal::NullOriginNotEnabled,
-            (OriginRefusal::NotAllowed, Some(origin)) => Refusal::OriginNotAllowed { origin },
+            (OriginRefusal::NotAllowed, Some(origin)) => {
+                crate::allow_origin::explained(Refusal::OriginNotAllowed { origin })
+            }
             (OriginRefusal::Malformed, Some(origin)) => Refusal::MalformedOrigin { origin },
             // A single `Origin` line is always kept, so only several lines come here.
             (OriginRefusal::Several | OriginRefusal::NotAllowed | OriginRefusal::Malformed, _) => {

@@ -641,6 +641,17 @@ fn predicate<'a>(f: impl FnOnce() -> bool) -> Result<bool, Refusal<'a>> {
     })
 }
 
+/// `refusal` with its reason made exact: an origin refused as not allowed by
+/// [`CompiledOrigin::allows`] without being parsed is told malformed if it is.
+pub(crate) fn explained(refusal: Refusal<'_>) -> Refusal<'_> {
+    match refusal {
+        Refusal::OriginNotAllowed { origin } if parse(origin.as_bytes()).is_err() => {
+            Refusal::MalformedOrigin { origin }
+        }
+        other => other,
+    }
+}
+
 /// How a compiled policy decides on a request origin.
 #[derive(Clone)]
 pub(crate) enum OriginRule {
@@ -687,6 +698,19 @@ impl CompiledOrigin {
         origin: &'a HeaderValue,
         request: &CorsRequest<'a>,
     ) -> Result<Granted<'s>, Refusal<'a>> {
+        self.allows(origin, request).map_err(explained)
+    }
+
+    /// [`decide`](Self::decide), but an origin a list does not hold may be refused as
+    /// [`Refusal::OriginNotAllowed`] though it is malformed: telling which takes parsing it,
+    /// which a decision that explains its refusal only when asked
+    /// ([`ActualDecision::refusal`](crate::ActualDecision::refusal)) leaves until then,
+    /// with [`explained`].
+    pub(crate) fn allows<'s, 'a>(
+        &'s self,
+        origin: &'a HeaderValue,
+        request: &CorsRequest<'a>,
+    ) -> Result<Granted<'s>, Refusal<'a>> {
         let bytes = origin.as_bytes();
         let granted = |source| Granted {
             value: None,
@@ -710,7 +734,11 @@ impl CompiledOrigin {
                     }
                     Ok(InSet::Spelled) => (true, Source::Origin),
                     Ok(InSet::InOriginSet) => (true, Source::OriginSet),
+                    // A malformed origin is never looked up, so it is refused as such.
                     Ok(InSet::No) if matches!(self.rule, OriginRule::ListThen(..)) => {
+                        if parse(bytes).is_err() {
+                            return Err(Refusal::MalformedOrigin { origin });
+                        }
                         (answered(request)?, Source::OriginFallback)
                     }
                     Ok(InSet::No) => (false, Source::Origin),

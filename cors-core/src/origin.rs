@@ -502,6 +502,11 @@ impl OriginList {
         }
     }
 
+    /// Whether the list has patterns.
+    pub(crate) fn has_patterns(&self) -> bool {
+        !self.patterns.is_empty()
+    }
+
     /// Whether a pattern of the list matches the origin.
     pub(crate) fn pattern_matches(&self, origin: &ParsedOrigin<'_>) -> bool {
         self.patterns.iter().any(|p| p.matches(origin))

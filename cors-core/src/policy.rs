@@ -530,7 +530,8 @@ impl CorsPolicy {
         let verdict = match origin {
             Lines::Absent => Verdict::NotCors,
             _ if self.any_origin => Verdict::AnyOrigin,
-            Lines::One(origin) => match self.origin.decide(origin, request) {
+            // Why an origin is refused is worked out when the decision is asked.
+            Lines::One(origin) => match self.origin.allows(origin, request) {
                 Ok(granted) => {
                     reflected = granted.value;
                     source = granted.source;
