@@ -159,6 +159,7 @@ where
 
 /// Writes `decision` into the answer's `headers` (in place, so that the answer is not moved),
 /// warning once of a credentialed answer under any origin.
+#[inline]
 fn write_decision(
     headers: &mut HeaderMap,
     decision: &ActualDecision,
@@ -178,10 +179,15 @@ fn is_cors_response_header(name: &HeaderName) -> bool {
 /// Removes the CORS response headers the handler (or an upstream it proxies) set: on a path
 /// under CORS they are the plan's, so that a refused request is never granted by a header set
 /// elsewhere. Looks at the names first, which costs less than a lookup per CORS header.
+#[inline]
 fn remove_cors_headers(headers: &mut HeaderMap) {
-    if !headers.keys().any(is_cors_response_header) {
-        return;
+    if headers.keys().any(is_cors_response_header) {
+        remove_foreign_cors_headers(headers);
     }
+}
+
+#[cold]
+fn remove_foreign_cors_headers(headers: &mut HeaderMap) {
     let foreign: Vec<HeaderName> = headers
         .keys()
         .filter(|name| is_cors_response_header(name))
