@@ -124,9 +124,14 @@ where
                     .expect("a response future is not polled after it completed"),
             )),
             StateProj::HandedOn { future, finish } => {
-                let mut answer = ready!(future.poll(cx));
+                // The answer is finished where the inner future put it, and returned from
+                // there: a response (128 bytes) is not copied.
+                let mut poll = future.poll(cx);
+                let Poll::Ready(answer) = &mut poll else {
+                    return poll;
+                };
                 let Some(response) = answer.response_mut() else {
-                    return Poll::Ready(answer);
+                    return poll;
                 };
                 let headers = response.headers_mut();
                 match finish {
@@ -146,7 +151,7 @@ where
                     }
                     Finish::Preflight(cors) => add_preflight_headers(headers, std::mem::take(cors)),
                 }
-                Poll::Ready(answer)
+                poll
             }
             StateProj::Lookup { rest } => {
                 let next = ready!(rest.as_mut().poll(cx));
