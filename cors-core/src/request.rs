@@ -20,6 +20,11 @@ pub(crate) enum Lines<'a> {
 impl<'a> Lines<'a> {
     #[inline]
     pub(crate) fn of(headers: &'a HeaderMap, name: &HeaderName) -> Self {
+        // Where no header has several lines (`len` counts values, `keys_len` names), as in most
+        // requests, the first value is the only one: a plain lookup says it all.
+        if headers.len() == headers.keys_len() {
+            return headers.get(name).map_or(Lines::Absent, Lines::One);
+        }
         let mut values = headers.get_all(name).iter();
         match (values.next(), values.next()) {
             (None, _) => Lines::Absent,
