@@ -67,15 +67,18 @@ where
 {
     let kept = Arc::new(Kept {
         setup,
-        handler: Erased(handler, PhantomData),
+        handler: Box::new(Erased(handler, PhantomData)),
     });
     router.on(filter, Wrapped(kept))
 }
 
-/// A user's handler with what the module system adds to it; `H` the handler, then erased.
-struct Kept<S, H: ?Sized> {
+/// A user's handler with what the module system adds to it. The handler is boxed, not kept as
+/// the unsized last field, whose place (and that of the fields before it behind an `Arc`)
+/// would be computed from its alignment at each access; a handler that captures nothing, the
+/// usual one, takes no allocation in a box.
+struct Kept<S> {
     setup: RouteSetup<S>,
-    handler: H,
+    handler: Box<dyn CallHandler<S>>,
 }
 
 /// A handler whose extractors `T` are erased from its type: one vtable per route.
@@ -98,7 +101,7 @@ where
 }
 
 /// Every route's handler as axum holds it: one type for the routes of an application.
-struct Wrapped<S: 'static>(Arc<Kept<S, dyn CallHandler<S>>>);
+struct Wrapped<S: 'static>(Arc<Kept<S>>);
 
 impl<S> Clone for Wrapped<S> {
     fn clone(&self) -> Self {
