@@ -7,7 +7,6 @@ use http::HeaderValue;
 use crate::origin::{MAX_ORIGIN_LEN, OriginList, parse};
 use crate::origin_set::DynamicOrigins;
 use crate::request::CorsRequest;
-use crate::tenant_key::MAX_KEY_LEN;
 use crate::tenant_origins::DynamicTenants;
 
 /// Where a request's origin was found.
@@ -46,8 +45,7 @@ pub(crate) fn find<'s>(
     if set.as_ref().is_some_and(|set| set.exact(input)) {
         return Ok(Found::InOriginSet);
     }
-    let mut key = [0u8; MAX_KEY_LEN];
-    let tenants = tenants.and_then(|(tenants, request)| tenants.load(request, &mut key));
+    let tenants = tenants.and_then(|(tenants, request)| tenants.load(request));
     let tenant = tenants.as_ref().and_then(|tenants| tenants.tenant());
     if tenant.is_some_and(|tenant| tenant.exact(input)) {
         return Ok(Found::InTenantOrigins);

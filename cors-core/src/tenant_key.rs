@@ -139,23 +139,16 @@ impl TenantKey {
         }
     }
 
-    /// The key of `request`, normalised into `buf` where it must be; `None` when it has none.
-    /// A `request` function that panics gives none.
+    /// The key of `request` as sent; `None` when it has none. A `request` function that
+    /// panics gives none.
     #[inline]
-    pub(crate) fn of<'a>(
-        &self,
-        request: &CorsRequest<'a>,
-        buf: &'a mut [u8; MAX_KEY_LEN],
-    ) -> Option<&'a [u8]> {
+    pub(crate) fn of<'a>(&self, request: &CorsRequest<'a>) -> Option<&'a [u8]> {
         match &self.kind {
-            KeyKind::Host => {
-                let host = match Lines::of(request.headers(), &header::HOST) {
-                    Lines::One(host) => host.as_bytes(),
-                    Lines::Several => return None,
-                    Lines::Absent => request.uri()?.authority()?.as_str().as_bytes(),
-                };
-                host_key(host, buf)
-            }
+            KeyKind::Host => match Lines::of(request.headers(), &header::HOST) {
+                Lines::One(host) => Some(host.as_bytes()),
+                Lines::Several => None,
+                Lines::Absent => Some(request.uri()?.authority()?.as_str().as_bytes()),
+            },
             KeyKind::Header(name) => match Lines::of(request.headers(), name) {
                 Lines::One(value) => Some(value.as_bytes()),
                 Lines::Absent | Lines::Several => None,
@@ -166,6 +159,21 @@ impl TenantKey {
                     .flatten()
             }
         }
+    }
+
+    /// A key as sent (`sent`, which no entry holds) written as entries are: a host lower-cased
+    /// into `buf`, its port and a trailing dot left out; `None` when that changes nothing or
+    /// it is not a host, and for keys compared as sent.
+    #[cold]
+    pub(crate) fn normalized<'b>(
+        &self,
+        sent: &[u8],
+        buf: &'b mut [u8; MAX_KEY_LEN],
+    ) -> Option<&'b [u8]> {
+        if !self.is_host() {
+            return None;
+        }
+        host_key(sent, buf).filter(|host| *host != sent)
     }
 }
 
@@ -196,11 +204,10 @@ fn is_ipv6_literal(host: &[u8]) -> bool {
         if !inner.is_empty() && inner.iter().all(|&b| b.is_ascii_hexdigit() || b == b':' || b == b'.'))
 }
 
-/// The host of a `Host` value or an authority (`host[:port]`, `[v6][:port]`), lower-cased
-/// (into `buf` when it has an uppercase letter), the port and one trailing dot left out;
-/// `None` when it is not of that form or longer than [`MAX_KEY_LEN`].
-#[inline]
-fn host_key<'a>(value: &'a [u8], buf: &'a mut [u8; MAX_KEY_LEN]) -> Option<&'a [u8]> {
+/// The host of a `Host` value or an authority (`host[:port]`, `[v6][:port]`), lower-cased into
+/// `buf`, the port and one trailing dot left out; `None` when it is not of that form or longer
+/// than [`MAX_KEY_LEN`].
+fn host_key<'b>(value: &[u8], buf: &'b mut [u8; MAX_KEY_LEN]) -> Option<&'b [u8]> {
     let end = match value.first()? {
         b'[' => value.iter().position(|&b| b == b']')? + 1,
         _ => value.iter().position(|&b| b == b':').unwrap_or(value.len()),
@@ -217,9 +224,6 @@ fn host_key<'a>(value: &'a [u8], buf: &'a mut [u8; MAX_KEY_LEN]) -> Option<&'a [
     };
     if host.is_empty() || host.len() > MAX_KEY_LEN {
         return None;
-    }
-    if !host.iter().any(u8::is_ascii_uppercase) {
-        return Some(host);
     }
     let lower = &mut buf[..host.len()];
     lower.copy_from_slice(host);
@@ -239,8 +243,13 @@ mod tests {
         }
         let uri = Uri::from_static(uri);
         let request = CorsRequest::new(&Method::GET, &headers).with_uri(&uri);
+        let sent = key.of(&request)?;
         let mut buf = [0u8; MAX_KEY_LEN];
-        key.of(&request, &mut buf).map(<[u8]>::to_vec)
+        match key.normalized(sent, &mut buf) {
+            Some(normalized) => Some(normalized.to_vec()),
+            None if key.is_host() => host_key(sent, &mut buf).map(<[u8]>::to_vec),
+            None => Some(sent.to_vec()),
+        }
     }
 
     #[test]
@@ -267,7 +276,7 @@ mod tests {
         let mut headers = HeaderMap::new();
         headers.insert(header::HOST, HeaderValue::from_str(&long).unwrap());
         let request = CorsRequest::new(&Method::GET, &headers);
-        assert!(host.of(&request, &mut [0; MAX_KEY_LEN]).is_none());
+        assert!(host_key(host.of(&request).unwrap(), &mut [0; MAX_KEY_LEN]).is_none());
     }
 
     #[test]

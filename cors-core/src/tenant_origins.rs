@@ -425,37 +425,43 @@ pub(crate) struct DynamicTenants {
 }
 
 impl DynamicTenants {
-    /// The current snapshot, and the key of `request` (normalised into `buf` where it must
-    /// be); `None` for a request with no key.
+    /// The current snapshot, and the key of `request` as sent; `None` for a request with no
+    /// key.
     #[inline]
-    pub(crate) fn load<'k>(
-        &self,
-        request: &CorsRequest<'k>,
-        buf: &'k mut [u8; MAX_KEY_LEN],
-    ) -> Option<LoadedTenants<'k>> {
-        let key = self.set.shared.key.of(request, buf)?;
+    pub(crate) fn load<'k>(&'k self, request: &CorsRequest<'k>) -> Option<LoadedTenants<'k>> {
+        let key = self.set.shared.key.of(request)?;
         Some(LoadedTenants {
             snapshot: self.set.shared.current.load(),
             key,
-            refuse_insecure: self.refuse_insecure,
+            tenants: self,
         })
     }
 }
 
-/// A snapshot of a tenant set, loaded for one request, and the request's key.
+/// A snapshot of a tenant set, loaded for one request, and the request's key as sent.
 pub(crate) struct LoadedTenants<'k> {
     snapshot: Guard<Arc<Snapshot>>,
     key: &'k [u8],
-    refuse_insecure: bool,
+    tenants: &'k DynamicTenants,
 }
 
 impl LoadedTenants<'_> {
-    /// The origins of the request's tenant, if it has any.
+    /// The origins of the request's tenant, if it has any: its key looked up as sent (as
+    /// browsers send a host, lowercase and without the default port), and only otherwise
+    /// normalised.
     #[inline]
     pub(crate) fn tenant(&self) -> Option<TenantView<'_>> {
+        let tenant = match self.snapshot.tenant(self.key) {
+            Some(tenant) => tenant,
+            None => {
+                let mut buf = [0u8; MAX_KEY_LEN];
+                let key = self.tenants.set.shared.key.normalized(self.key, &mut buf)?;
+                self.snapshot.tenant(key)?
+            }
+        };
         Some(TenantView {
-            tenant: self.snapshot.tenant(self.key)?,
-            refuse_insecure: self.refuse_insecure,
+            tenant,
+            refuse_insecure: self.tenants.refuse_insecure,
         })
     }
 }
