@@ -56,3 +56,9 @@ pub use cors_axum_core::{BoxError, OriginQuery};
 /// from a database): name it with `AllowOrigin::and_set`, `CorsOptions::origin_set` or
 /// `"origin_set"` in an options file.
 pub use cors_axum_core::OriginSet;
+
+/// Each tenant's own allowed origins, granted only on that tenant's requests (by default, those
+/// for the tenant's host), and what tells a request's tenant: name it with
+/// `CorsOptions::tenant_origins` or `"tenant_origins"` in an options file, and provide it with
+/// `.provide(set)`.
+pub use cors_axum_core::{TenantKey, TenantOrigins};

@@ -120,6 +120,7 @@ impl PathCors {
             Some(Resumed { kept, answer }) => {
                 let cors = CorsRequest::resumed(request.method, request.headers, &kept.request)
                     .with_uri(request.uri)
+                    .with_extensions(request.extensions)
                     .with_origin_answer(answer.as_origin_answer());
                 (
                     &kept.plan,
@@ -137,7 +138,9 @@ impl PathCors {
                         &loaded.plans[*index]
                     }
                 };
-                let cors = CorsRequest::new(request.method, request.headers).with_uri(request.uri);
+                let cors = CorsRequest::new(request.method, request.headers)
+                    .with_uri(request.uri)
+                    .with_extensions(request.extensions);
                 let (key, route) = plan.route(&cors);
                 (plan, cors, key, route, Handshake::default())
             }
