@@ -104,7 +104,7 @@ impl TenantKey {
     }
 
     /// Whether keys are hosts, normalised as [`host()`](Self::host) says.
-    fn is_host(&self) -> bool {
+    pub fn is_host(&self) -> bool {
         matches!(self.kind, KeyKind::Host)
     }
 
@@ -123,7 +123,10 @@ impl TenantKey {
         let mut buf = [0u8; MAX_KEY_LEN];
         match host_key(key.as_bytes(), &mut buf) {
             Some(host) if host.len() + usize::from(key.ends_with('.')) == key.len() => {
-                if host.iter().all(|&b| is_host_byte(b)) || is_ipv6_literal(host) {
+                let labels = !host.starts_with(b".")
+                    && !host.ends_with(b".")
+                    && !host.windows(2).any(|pair| pair == b"..");
+                if labels && host.iter().all(|&b| is_host_byte(b)) || is_ipv6_literal(host) {
                     Ok(host.into())
                 } else {
                     error(format!(
@@ -285,6 +288,9 @@ mod tests {
         assert_eq!(&*host.entry("ACME.example.").unwrap(), b"acme.example");
         for bad in [
             "",
+            "acme.example..",
+            ".acme.example",
+            "acme..example",
             "acme.example:443",
             "https://acme.example",
             "acme.example/x",

@@ -185,6 +185,17 @@ impl Change<'_> {
         }
     }
 
+    /// Empties the tenant with this key.
+    fn clear(&mut self, key: Box<[u8]>) {
+        let tenant = self.tenant(key);
+        if tenant.len() > 0 {
+            let len = tenant.len();
+            *tenant = Tenant::default();
+            self.snapshot.len -= len;
+            self.changed = true;
+        }
+    }
+
     fn remove(&mut self, key: Box<[u8]>, origin: &ConfiguredOrigin) {
         if self.tenant(key).remove(origin) {
             self.snapshot.len -= 1;
@@ -292,6 +303,52 @@ impl TenantOrigins {
                 }
             });
         }
+        errors
+    }
+
+    /// Replaces the origins of `tenants` with those `entries` give them, `(tenant, origin)`
+    /// pairs (entries of other tenants are added too), in one change: a tenant's rows read
+    /// again from a database, say. Tenants and entries that are refused are skipped and
+    /// returned as errors.
+    ///
+    /// ```
+    /// use cors_axum_core::TenantOrigins;
+    ///
+    /// let tenants = TenantOrigins::new("tenant_hosts");
+    /// tenants.insert("acme.example", "https://a.acme.example")?;
+    /// tenants.insert("globex.example", "https://globex.example")?;
+    /// tenants.replace_tenants(["ACME.example"], [("acme.example", "https://b.acme.example")]);
+    /// assert!(!tenants.contains("acme.example", "https://a.acme.example"));
+    /// assert!(tenants.contains("acme.example", "https://b.acme.example"));
+    /// assert!(tenants.contains("globex.example", "https://globex.example"));
+    /// # Ok::<(), cors_axum_core::CorsConfigError>(())
+    /// ```
+    pub fn replace_tenants<K, I, T, O>(&self, tenants: K, entries: I) -> Vec<CorsConfigError>
+    where
+        K: IntoIterator,
+        K::Item: AsRef<str>,
+        I: IntoIterator<Item = (T, O)>,
+        T: AsRef<str>,
+        O: AsRef<str>,
+    {
+        let mut errors = Vec::new();
+        let mut keys = Vec::new();
+        for tenant in tenants {
+            match self.shared.key.entry(tenant.as_ref()) {
+                Ok(key) => keys.push(key),
+                Err(error) => errors.push(error),
+            }
+        }
+        let (entries, refused) = self.checked(entries);
+        errors.extend(refused);
+        self.change(|change| {
+            for key in keys {
+                change.clear(key);
+            }
+            for (key, origin) in entries {
+                change.insert(key, origin);
+            }
+        });
         errors
     }
 
