@@ -108,6 +108,22 @@ impl TenantKey {
         matches!(self.kind, KeyKind::Host)
     }
 
+    /// `tenant` as the entries of a set so keyed write it: a host lower-cased, without a
+    /// trailing dot; any other key as it is. An error of `tenant_origins` says why it is not
+    /// a key (a host with a port, say).
+    ///
+    /// ```
+    /// use cors_axum_core::TenantKey;
+    ///
+    /// assert_eq!(TenantKey::host().normalize("ACME.api.example.")?, "acme.api.example");
+    /// assert!(TenantKey::host().normalize("acme.api.example:443").is_err());
+    /// # Ok::<(), cors_axum_core::CorsConfigError>(())
+    /// ```
+    pub fn normalize(&self, tenant: &str) -> Result<String, CorsConfigError> {
+        let key = self.entry(tenant)?;
+        Ok(String::from_utf8_lossy(&key).into_owned())
+    }
+
     /// A key as an entry of the set writes it, checked, normalised when it is a host.
     pub(crate) fn entry(&self, key: &str) -> Result<Box<[u8]>, CorsConfigError> {
         let error = |why: String| Err(CorsConfigError::new("tenant_origins", Some(key), why));
