@@ -179,3 +179,48 @@ fn with_rows(
         )
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn texts(rows: &[&str]) -> Vec<String> {
+        rows.iter().map(|row| (*row).to_owned()).collect()
+    }
+
+    /// Rows read whole, then a host's rows read again: its origins replaced, every spelling of
+    /// host and origin one tenant and one origin, refused rows logged once.
+    #[test]
+    fn a_hosts_rows_replace_its_origins() {
+        let set = TenantOrigins::new("tenant_hosts");
+        let mut hosts = Hosts::new(&set).unwrap();
+        let refused = hosts.replace(
+            &texts(&[
+                "acme.api.example https://app.acme.example",
+                "ACME.api.example. HTTPS://APP.acme.example:443",
+                "globex.api.example https://globex.example",
+                "acme.api.example:8443 https://x.example",
+                "acme.api.example nope",
+            ]),
+            Vec::new(),
+        );
+        assert_eq!(refused.0.len(), 2, "{:?}", refused.0);
+        assert!(set.contains("acme.api.example", "https://app.acme.example"));
+        assert!(!set.contains("globex.api.example", "https://app.acme.example"));
+
+        let changed = ["ACME.api.example.".to_owned(), "a b".to_owned()].into();
+        let (keys, refused) = hosts.keys(&changed);
+        assert_eq!(keys, ["acme.api.example"]);
+        assert_eq!(refused.0.len(), 1, "{:?}", refused.0);
+        // One spelling deleted: the other row still holds the origin.
+        let rows = texts(&["ACME.api.example. HTTPS://APP.acme.example:443"]);
+        let refused = hosts.patch(&keys, &rows);
+        assert!(refused.0.is_empty());
+        assert!(set.contains("acme.api.example", "https://app.acme.example"));
+        // Both deleted: revoked on that host, the other host untouched.
+        let _ = hosts.patch(&keys, &[]);
+        assert!(!set.contains("acme.api.example", "https://app.acme.example"));
+        assert!(set.contains("globex.api.example", "https://globex.example"));
+        assert_eq!(set.len(), 1);
+    }
+}
