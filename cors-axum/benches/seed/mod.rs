@@ -186,7 +186,8 @@ fn many_origins(in_a_set: bool) -> Router {
 }
 
 /// The seed module with the thousand origins of [`many_origins`] in a `TenantOrigins`, ten for
-/// each of a hundred hosts, the seed's origin among those of the requests' host.
+/// each of a hundred hosts, the seed's origin among those of the requests' host
+/// (`api.example.com`, which [`browser_headers`] send).
 fn tenants_origins() -> Router {
     let tenants = cors_axum::cors::TenantOrigins::new("tenant_hosts");
     let rows = thousand_origins()
@@ -287,14 +288,6 @@ pub(crate) fn request(which: &str) -> Request<Body> {
         let value = buffer.split_to(value.len());
         let value = HeaderValue::from_maybe_shared(value).expect("a header value");
         builder = builder.header(name, value);
-    }
-    // The host the request is for, as every HTTP/1.1 request says (tenants' origins are
-    // keyed by it).
-    if builder
-        .headers_ref()
-        .is_some_and(|h| !h.contains_key(header::HOST))
-    {
-        builder = builder.header(header::HOST, "api.example.com");
     }
     builder.body(Body::empty()).expect("a valid request")
 }
