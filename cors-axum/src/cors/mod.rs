@@ -16,25 +16,24 @@ pub(crate) mod module;
 pub(crate) mod plan;
 pub(crate) mod plan_error;
 pub(crate) mod planner;
-#[cfg(feature = "postgres")]
-#[cfg_attr(docsrs, doc(cfg(feature = "postgres")))]
-pub mod postgres;
 pub(crate) mod reload;
 pub(crate) mod respond;
 mod service;
 pub(crate) mod source;
-#[cfg(feature = "watch")]
-mod watch;
 
+#[cfg(feature = "watch")]
+#[cfg_attr(docsrs, doc(cfg(feature = "watch")))]
+pub use crate::live::watch::{FileWatch, WatchError};
 pub(crate) use future::Finish;
 pub use future::ResponseFuture;
 pub use layer::{Cors, CorsLayer};
 pub use module::{CorsModule, CorsModuleWithOpts};
 pub use reload::{CorsReload, ReloadError};
 pub use service::{CorsService, CorsServiceRejection};
-#[cfg(feature = "watch")]
-#[cfg_attr(docsrs, doc(cfg(feature = "watch")))]
-pub use watch::{FileWatch, WatchError};
+
+#[cfg(feature = "postgres")]
+#[cfg_attr(docsrs, doc(cfg(feature = "postgres")))]
+pub use crate::live::postgres;
 
 pub use cors_axum_core::{
     AllowHeaders, AllowMethods, CorsConfigError, Credentials, ExposeHeaders, MaxAge,
