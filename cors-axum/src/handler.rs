@@ -128,10 +128,14 @@ impl<S: Clone + Send + Sync + 'static> Handler<WrappedRoute, S> for Wrapped<S> {
         };
         // The common case, a route without guards: its handler called here, not through `call`
         // below, as each hop copies the request (240 bytes).
-        if setup.guards.is_empty()
-            && let Decision::HandOn(finish) = decision
-        {
-            return ResponseFuture::new(route.handler.call(request, state), finish);
+        if setup.guards.is_empty() && matches!(decision, Decision::HandOn(_)) {
+            // What finishes the answer is taken from the decision only once the handler is
+            // called: taken before, it would be copied aside to be dropped if the call panics.
+            let future = route.handler.call(request, state);
+            let Decision::HandOn(finish) = decision else {
+                unreachable!("matched above")
+            };
+            return ResponseFuture::new(future, finish);
         }
         let lookup = matches!(decision, Decision::Lookup(_)).then(|| setup.cors.clone());
         // The handler behind its guards (the first rejection answers, a guard that panics
