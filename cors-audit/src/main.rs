@@ -68,6 +68,12 @@ struct Args {
     #[arg(long, value_name = "FILE")]
     sarif: Option<String>,
 
+    /// The `Host` every probe carries instead of the URL's, for an API that answers each
+    /// tenant on its own host (its tenants' origins): `--host acme.api.example` with the
+    /// server's address as the URL.
+    #[arg(long, value_name = "HOST")]
+    host: Option<String>,
+
     /// Seconds each request may take, body included.
     #[arg(long, default_value_t = 10, value_name = "SECONDS")]
     timeout: u64,
@@ -140,6 +146,9 @@ fn run(args: Args) -> Result<u8, String> {
     let config = config(&args)?;
     let routes = routes(&args)?;
     let mut transport = UreqTransport::new(config.timeout);
+    if let Some(host) = &args.host {
+        transport = transport.with_host(host)?;
+    }
     let interactive = std::io::stderr().is_terminal();
     let mut progress = |done: usize, total: usize, case: &str| {
         let mut err = std::io::stderr();

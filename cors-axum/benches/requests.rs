@@ -8,14 +8,16 @@
 //! them: the same module with reloadable options, and origins decided by an asynchronous
 //! predicate whose future is ready at once, against tower-http's `AllowOrigin::async_predicate`;
 //! a `POST` from the allowed origin (with `Sec-Fetch-Site: cross-site`, as a browser sends it)
-//! under cross-origin protection, against the same `POST` without it; and a thousand origins in
-//! a static list against the same in an `OriginSet`.
+//! under cross-origin protection, against the same `POST` without it; a thousand origins in
+//! a static list against the same in an `OriginSet`; and those in a `TenantOrigins` against
+//! the `OriginSet`.
 //!
 //! `cargo bench -p cors-axum --bench requests` measures wall-clock time with criterion.
 //! `REQUEST_COST_ONCE=<router>/<request>` (routers `ours`, `tower-http`, `floor`,
 //! `ours-reloadable`, `ours-async`, `tower-http-async`, `ours-provided`, `ours-protected`,
-//! `ours-list-1000`, `ours-set-1000`; requests `preflight`, `get`, `get-refused`, `no-origin`,
-//! `post`) sends one warm-up request, then `REQUEST_COST_N` (1,000)
+//! `ours-list-1000`, `ours-set-1000`, `ours-tenants-1000` (the same thousand origins in a
+//! `TenantOrigins`, ten for each of a hundred hosts, the request's among them); requests
+//! `preflight`, `get`, `get-refused`, `no-origin`, `post`) sends one warm-up request, then `REQUEST_COST_N` (1,000)
 //! requests built beforehand, prints the heap allocations per request (handling and dropping
 //! the response) and exits, for instruction counts under
 //! `valgrind --tool=callgrind --toggle-collect=requests::seed::drive` (`scripts/request_cost.sh` runs
@@ -44,8 +46,9 @@ fn requests(c: &mut Criterion) {
                 "tower-http-async",
                 "ours-list-1000",
                 "ours-set-1000",
+                "ours-tenants-1000",
             ],
-            "get-refused" => &["ours-list-1000", "ours-set-1000"],
+            "get-refused" => &["ours-list-1000", "ours-set-1000", "ours-tenants-1000"],
             _ => &[],
         };
         for &name in ROUTERS.iter().chain(extra) {

@@ -13,6 +13,7 @@ mod describe;
 mod error;
 mod guard;
 mod handler;
+mod live;
 mod methods;
 mod module;
 mod needs;

@@ -10,9 +10,13 @@
 //!
 //! Cases: `preflight`, `preflight-refused`, `actual`, `refused`, `non-cors` (a list of three
 //! origins), `actual20`, `refused20` (twenty), `set`, `set-refused`, `set-list` (one origin and
-//! an `OriginSet` of a thousand), `spelled` (a listed origin spelled otherwise).
+//! an `OriginSet` of a thousand), `tenant`, `tenant-refused` (one origin and a `TenantOrigins`
+//! of a thousand, ten for each of a hundred hosts, the request's among them), `spelled` (a
+//! listed origin spelled otherwise).
 
-use cors_axum_core::{CorsOptions, CorsPolicy, CorsRequest, OriginSet, ResponseCredentials};
+use cors_axum_core::{
+    CorsOptions, CorsPolicy, CorsRequest, OriginSet, ResponseCredentials, TenantOrigins,
+};
 use http::{HeaderMap, HeaderValue, Method};
 use std::hint::black_box;
 
@@ -96,8 +100,27 @@ fn main() {
     set.replace_all((0..1000).map(|i| format!("https://tenant{i}.example")));
     let p3 = CorsPolicy::from_options(&base.clone().origin(three)).unwrap();
     let p20 = CorsPolicy::from_options(&base.clone().origin(twenty)).unwrap();
-    let pset =
-        CorsPolicy::from_options(&base.origin(["https://example.com"]).origin_set(&set)).unwrap();
+    let pset = CorsPolicy::from_options(
+        &base
+            .clone()
+            .origin(["https://example.com"])
+            .origin_set(&set),
+    )
+    .unwrap();
+    let tenants = TenantOrigins::new("tenant_hosts");
+    tenants.replace_all((0..1000).map(|i| {
+        let host = match i % 100 {
+            17 => "api.example".to_owned(),
+            h => format!("api{h}.example"),
+        };
+        (host, format!("https://tenant{i}.example"))
+    }));
+    let ptenants = CorsPolicy::from_options(
+        &base
+            .origin(["https://example.com"])
+            .tenant_origins(&tenants),
+    )
+    .unwrap();
     let pre = [
         ("access-control-request-method", "POST"),
         (
@@ -159,6 +182,18 @@ fn main() {
             &pset,
             Method::GET,
             browser_headers(Some("https://example.com"), &[]),
+            false,
+        ),
+        "tenant" => (
+            &ptenants,
+            Method::GET,
+            browser_headers(Some("https://tenant517.example"), &[]),
+            false,
+        ),
+        "tenant-refused" => (
+            &ptenants,
+            Method::GET,
+            browser_headers(Some("https://evil.example"), &[]),
             false,
         ),
         "spelled" => (

@@ -14,12 +14,13 @@ use crate::error::CorsConfigError;
 use crate::list_option::list_option;
 use crate::origin::{OriginList, parse, parse_configured};
 use crate::origin_error::{OriginChecks, origin_error};
-use crate::origin_set::{
-    DynamicOrigins, InSet, NotAnOrigin, OriginSet, SetRef, lookup, unbound_set,
-};
+use crate::origin_set::{DynamicOrigins, OriginSet};
+use crate::origin_sources::{Found, NotAnOrigin, find};
 use crate::provided::ProvidedValue;
 use crate::refusal::Refusal;
 use crate::request::{CorsRequest, OriginAnswer};
+use crate::set_ref::{NamedSet, SetRef, unbound};
+use crate::tenant_origins::{DynamicTenants, TenantOrigins};
 
 type Predicate = Arc<dyn Fn(&HeaderValue) -> bool + Send + Sync + 'static>;
 type RequestPredicate = Arc<dyn Fn(&HeaderValue, &CorsRequest<'_>) -> bool + Send + Sync + 'static>;
@@ -107,7 +108,9 @@ pub struct AllowOrigin {
     /// How long an asynchronous decision may take.
     timeout: Duration,
     /// An [`OriginSet`] consulted beside the list.
-    set: Option<SetRef>,
+    set: Option<SetRef<OriginSet>>,
+    /// The [`TenantOrigins`] consulted beside the list and the set.
+    tenants: Option<SetRef<TenantOrigins>>,
     /// Whether this is [`CorsOptions::origin_fallback`](crate::CorsOptions::origin_fallback)
     /// alone, whose origins are granted as the fallback's, not the list's.
     fallback: bool,
@@ -136,6 +139,7 @@ impl From<OriginSpec> for AllowOrigin {
             varying_on: Vec::new(),
             timeout: AllowOrigin::DEFAULT_TIMEOUT,
             set: None,
+            tenants: None,
             fallback: false,
         }
     }
@@ -319,6 +323,7 @@ impl AllowOrigin {
             mut varying_on,
             timeout: _,
             set,
+            tenants,
             fallback,
         } = self;
         varying_on.extend(lookup.varying_on);
@@ -334,6 +339,7 @@ impl AllowOrigin {
             varying_on,
             timeout: lookup.timeout,
             set,
+            tenants,
             fallback,
         }
     }
@@ -356,8 +362,14 @@ impl AllowOrigin {
     }
 
     /// This decision with the set options name, replacing any set of its own.
-    pub(crate) fn with_set_ref(mut self, set: SetRef) -> Self {
+    pub(crate) fn with_set_ref(mut self, set: SetRef<OriginSet>) -> Self {
         self.set = Some(set);
+        self
+    }
+
+    /// This decision with the tenant set options name.
+    pub(crate) fn with_tenants_ref(mut self, tenants: SetRef<TenantOrigins>) -> Self {
+        self.tenants = Some(tenants);
         self
     }
 
@@ -471,14 +483,14 @@ impl AllowOrigin {
             OriginSpec::Predicate(f) => OriginRule::Predicate(Arc::clone(f)),
             OriginSpec::RequestPredicate(f) => OriginRule::RequestPredicate(Arc::clone(f)),
             OriginSpec::Async(f) => OriginRule::Async(Arc::clone(f), self.timeout),
-            OriginSpec::AsyncWith(_, _, name) => return Err(unbound(name)),
+            OriginSpec::AsyncWith(_, _, name) => return Err(unbound_value(name)),
             OriginSpec::Misused(why) => {
                 return Err(CorsConfigError::new("origin", None, (*why).to_owned()));
             }
             OriginSpec::ListThen(origins, then) => {
                 let lookup = match &**then {
                     OriginSpec::Async(f) => Arc::clone(f),
-                    OriginSpec::AsyncWith(_, _, name) => return Err(unbound(name)),
+                    OriginSpec::AsyncWith(_, _, name) => return Err(unbound_value(name)),
                     _ => {
                         return Err(CorsConfigError::new(
                             "origin",
@@ -494,31 +506,29 @@ impl AllowOrigin {
             }
             OriginSpec::List(origins) => OriginRule::List(compile_list(origins, checks)?),
         };
-        let dynamic = match (&self.set, &rule) {
-            (None, _) => None,
-            (Some(SetRef::Named(name)), _) => return Err(unbound_set(name)),
-            (Some(SetRef::Set(set)), OriginRule::List(_) | OriginRule::ListThen(..)) => {
-                Some(DynamicOrigins {
-                    set: set.clone(),
-                    refuse_insecure: checks.set_refuses_insecure,
-                })
+        let is_list = matches!(rule, OriginRule::List(_) | OriginRule::ListThen(..));
+        let dynamic = beside_list(&self.set, is_list, "and_set(&set)")?.map(|set| DynamicOrigins {
+            set,
+            refuse_insecure: checks.set_refuses_insecure,
+        });
+        let tenants = beside_list(&self.tenants, is_list, "CorsOptions::tenant_origins(&set)")?;
+        if let Some(tenants) = &tenants {
+            for name in tenants.key().vary() {
+                if !varying_on.contains(name) {
+                    varying_on.push(name.clone());
+                }
             }
-            (Some(SetRef::Set(_)), _) => {
-                return Err(CorsConfigError::new(
-                    "origin_set",
-                    Some(set_name(&self.set)),
-                    "an origin set goes with a list of origins (which may be empty), as in \
-                     `AllowOrigin::list([..]).and_set(&set)`, not with any origin, a predicate or \
-                     `mirror`"
-                        .to_owned(),
-                ));
-            }
-        };
+        }
+        let tenants = tenants.map(|set| DynamicTenants {
+            set,
+            refuse_insecure: checks.tenants_refuse_insecure,
+        });
         Ok(CompiledOrigin {
             rule,
             allow_null,
             varying_on,
             dynamic,
+            tenants,
             async_source: if self.fallback {
                 Source::OriginFallback
             } else {
@@ -528,17 +538,32 @@ impl AllowOrigin {
     }
 }
 
-/// The name of the set, if any.
-fn set_name(set: &Option<SetRef>) -> &str {
+/// The set `set` refers to, bound; an error when it is named and not bound, or beside
+/// anything but a list (`is_list`), as `written` shows.
+fn beside_list<T: NamedSet>(
+    set: &Option<SetRef<T>>,
+    is_list: bool,
+    written: &str,
+) -> Result<Option<T>, CorsConfigError> {
     match set {
-        Some(SetRef::Set(set)) => set.name(),
-        Some(SetRef::Named(name)) => name,
-        None => "",
+        None => Ok(None),
+        Some(SetRef::Named(name)) => Err(unbound::<T>(name)),
+        Some(SetRef::Set(set)) if is_list => Ok(Some(set.clone())),
+        Some(set) => Err(CorsConfigError::new(
+            T::FIELD,
+            Some(set.name()),
+            format!(
+                "an {} goes with a list of origins (which may be empty), as in \
+                 `AllowOrigin::list([..])` with `{written}`, not with any origin, a predicate or \
+                 `mirror`",
+                T::WHAT
+            ),
+        )),
     }
 }
 
 /// The error of a decision that takes a value nobody provided.
-fn unbound(type_name: &str) -> CorsConfigError {
+fn unbound_value(type_name: &str) -> CorsConfigError {
     CorsConfigError::new(
         "origin",
         None,
@@ -663,6 +688,8 @@ pub(crate) struct CompiledOrigin {
     pub(crate) varying_on: Vec<HeaderName>,
     /// The origin set consulted beside the list.
     dynamic: Option<DynamicOrigins>,
+    /// The tenant set consulted beside the list and the origin set.
+    tenants: Option<DynamicTenants>,
     /// The source of what [`OriginRule::Async`] allows.
     async_source: Source,
 }
@@ -701,19 +728,20 @@ impl CompiledOrigin {
         }
         let (allowed, source) = match &self.rule {
             OriginRule::List(list) | OriginRule::ListThen(list, ..) => {
-                match lookup(list, self.dynamic.as_ref(), bytes) {
-                    Ok(InSet::Exact(configured)) => {
+                match self.find(list, request, bytes) {
+                    Ok(Found::Exact(configured)) => {
                         return Ok(Granted {
                             value: Some(configured),
                             source: Source::Origin,
                         });
                     }
-                    Ok(InSet::Spelled) => (true, Source::Origin),
-                    Ok(InSet::InOriginSet) => (true, Source::OriginSet),
-                    Ok(InSet::No) if matches!(self.rule, OriginRule::ListThen(..)) => {
+                    Ok(Found::Spelled) => (true, Source::Origin),
+                    Ok(Found::InOriginSet) => (true, Source::OriginSet),
+                    Ok(Found::InTenantOrigins) => (true, Source::TenantOrigins),
+                    Ok(Found::No) if matches!(self.rule, OriginRule::ListThen(..)) => {
                         (answered(request)?, Source::OriginFallback)
                     }
-                    Ok(InSet::No) => (false, Source::Origin),
+                    Ok(Found::No) => (false, Source::Origin),
                     Err(NotAnOrigin) => return Err(Refusal::MalformedOrigin { origin }),
                 }
             }
@@ -730,6 +758,19 @@ impl CompiledOrigin {
         }
     }
 
+    /// Where `list`, the origin set or the tenant set of `request` holds a request's `Origin`
+    /// value.
+    #[inline]
+    fn find<'s>(
+        &self,
+        list: &'s OriginList,
+        request: &CorsRequest<'_>,
+        origin: &[u8],
+    ) -> Result<Found<'s>, NotAnOrigin> {
+        let tenants = self.tenants.as_ref().map(|tenants| (tenants, request));
+        find(list, self.dynamic.as_ref(), tenants, origin)
+    }
+
     /// Whether the rule decides asynchronously.
     pub(crate) fn is_async(&self) -> bool {
         matches!(self.rule, OriginRule::Async(..) | OriginRule::ListThen(..))
@@ -743,7 +784,7 @@ impl CompiledOrigin {
             OriginRule::Async(f, timeout) => (f, timeout),
             // A listed origin is answered without the lookup.
             OriginRule::ListThen(list, f, timeout)
-                if lookup(list, self.dynamic.as_ref(), origin.as_bytes()) == Ok(InSet::No) =>
+                if self.find(list, request, origin.as_bytes()) == Ok(Found::No) =>
             {
                 (f, timeout)
             }
@@ -783,6 +824,7 @@ impl fmt::Debug for CompiledOrigin {
             .field("rule", rule)
             .field("allow_null", &self.allow_null)
             .field("set", &self.dynamic.as_ref().map(|d| d.set.name()))
+            .field("tenants", &self.tenants.as_ref().map(|t| t.set.name()))
             .finish()
     }
 }
@@ -800,6 +842,7 @@ mod tests {
             owned_suffixes: &NONE_OWNED,
             credentials_to_insecure: CredentialsToInsecure::NoCredentials,
             set_refuses_insecure: false,
+            tenants_refuse_insecure: false,
         }
     }
 

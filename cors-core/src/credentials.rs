@@ -8,13 +8,16 @@
 /// Either every allowed origin (`true`) or none (`false`, the default), or by the option that
 /// allowed the origin: [`origin`](Self::origin) (the first-party list, pattern, predicate or
 /// `mirror`), [`origin_set`](Self::origin_set) (the [`OriginSet`](crate::OriginSet), such as
-/// the tenants' domains from a database) and [`origin_fallback`](Self::origin_fallback) (the
+/// the tenants' domains from a database), [`tenant_origins`](Self::tenant_origins) (the
+/// [`TenantOrigins`](crate::TenantOrigins), each tenant's own origins on its own host) and
+/// [`origin_fallback`](Self::origin_fallback) (the
 /// asynchronous lookup, [`AllowOrigin::or_else`](crate::AllowOrigin::or_else) or
 /// [`CorsOptions::origin_fallback`](crate::CorsOptions::origin_fallback)). A source not named
 /// gets no credentials. In options files: `"credentials": true`, or
 /// `"credentials": {"origin": true, "origin_set": false}`.
 ///
-/// An origin held by the list and the set alike is decided by the list. An origin granted
+/// An origin held by the list and a set alike is decided by the list, one held by the origin
+/// set and a tenant's by the origin set. An origin granted
 /// without credentials is answered with its own origin and no
 /// `Access-Control-Allow-Credentials`, so a browser refuses it a credentialed response; and
 /// with the per-source form, a source without credentials gets none even on a response the
@@ -58,6 +61,7 @@
 pub struct Credentials {
     origin: bool,
     origin_set: bool,
+    tenant_origins: bool,
     origin_fallback: bool,
     /// Whether the sources were named one by one (then one without credentials never gets
     /// them), rather than all given the same with a `bool`.
@@ -71,6 +75,8 @@ pub(crate) enum Source {
     Origin,
     /// [`CorsOptions::origin_set`](crate::CorsOptions::origin_set).
     OriginSet,
+    /// [`CorsOptions::tenant_origins`](crate::CorsOptions::tenant_origins).
+    TenantOrigins,
     /// [`CorsOptions::origin_fallback`](crate::CorsOptions::origin_fallback), or the lookup of
     /// [`AllowOrigin::or_else`](crate::AllowOrigin::or_else).
     OriginFallback,
@@ -112,6 +118,14 @@ impl Credentials {
         self
     }
 
+    /// Whether the origins of the [`TenantOrigins`](crate::TenantOrigins), each granted on its
+    /// own tenant's requests, get credentials.
+    pub fn tenant_origins(mut self, allow: bool) -> Self {
+        self.tenant_origins = allow;
+        self.by_source = true;
+        self
+    }
+
     /// Whether the origins the asynchronous lookup allows get credentials.
     pub fn origin_fallback(mut self, allow: bool) -> Self {
         self.origin_fallback = allow;
@@ -121,7 +135,7 @@ impl Credentials {
 
     /// Whether any source gets credentials.
     pub fn any(self) -> bool {
-        self.origin || self.origin_set || self.origin_fallback
+        self.origin || self.origin_set || self.tenant_origins || self.origin_fallback
     }
 
     /// Whether the origins of `source` get credentials.
@@ -129,6 +143,7 @@ impl Credentials {
         match source {
             Source::Origin => self.origin,
             Source::OriginSet => self.origin_set,
+            Source::TenantOrigins => self.tenant_origins,
             Source::OriginFallback => self.origin_fallback,
         }
     }
@@ -154,6 +169,7 @@ impl From<bool> for Credentials {
         Credentials {
             origin: allow,
             origin_set: allow,
+            tenant_origins: allow,
             origin_fallback: allow,
             by_source: false,
         }
@@ -162,8 +178,8 @@ impl From<bool> for Credentials {
 
 #[cfg(feature = "serde")]
 impl<'de> serde::Deserialize<'de> for Credentials {
-    /// `true`, `false`, or `{"origin": true, "origin_set": false, "origin_fallback": false}`
-    /// (a source left out gets no credentials).
+    /// `true`, `false`, or `{"origin": true, "origin_set": false, "tenant_origins": false,
+    /// "origin_fallback": false}` (a source left out gets no credentials).
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         #[derive(serde::Deserialize)]
         #[serde(deny_unknown_fields)]
@@ -172,6 +188,8 @@ impl<'de> serde::Deserialize<'de> for Credentials {
             origin: bool,
             #[serde(default)]
             origin_set: bool,
+            #[serde(default)]
+            tenant_origins: bool,
             #[serde(default)]
             origin_fallback: bool,
         }
@@ -190,6 +208,7 @@ impl<'de> serde::Deserialize<'de> for Credentials {
             Written::BySource(s) => Credentials::by_source()
                 .origin(s.origin)
                 .origin_set(s.origin_set)
+                .tenant_origins(s.tenant_origins)
                 .origin_fallback(s.origin_fallback),
         })
     }
@@ -222,6 +241,13 @@ mod tests {
         assert_eq!(named.of(Source::Origin), Credentialed::Yes);
         assert_eq!(named.of(Source::OriginSet), Credentialed::Never);
         assert_eq!(named.of(Source::OriginFallback), Credentialed::Never);
+        assert_eq!(named.of(Source::TenantOrigins), Credentialed::Never);
+        let tenants = Credentials::by_source().tenant_origins(true);
+        assert_eq!(tenants.of(Source::TenantOrigins), Credentialed::Yes);
+        assert_eq!(
+            Credentials::from(true).of(Source::TenantOrigins),
+            Credentialed::Yes
+        );
         assert!(named.any() && !Credentials::by_source().any());
     }
 }

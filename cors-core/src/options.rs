@@ -9,7 +9,10 @@ use crate::cache_control::PreflightCacheControl;
 use crate::credentials::Credentials;
 use crate::expose_headers::ExposeHeaders;
 use crate::max_age::MaxAge;
+use crate::origin_set::OriginSet;
 use crate::provided::ProvidedValue;
+use crate::set_ref::SetRef;
+use crate::tenant_origins::TenantOrigins;
 
 /// CORS options, as a user writes them.
 ///
@@ -37,6 +40,7 @@ use crate::provided::ProvidedValue;
 /// | [`cross_origin_bypass`](Self::cross_origin_bypass) | none: protection, where on, covers every path |
 /// | [`check_websocket_origin`](Self::check_websocket_origin) | `true`: WebSocket handshakes from origins the policy does not allow are refused, with or without CORS |
 /// | [`origin_set`](Self::origin_set) | none: no [`OriginSet`](crate::OriginSet) beside the list |
+/// | [`tenant_origins`](Self::tenant_origins) | none: no [`TenantOrigins`](crate::TenantOrigins) beside the list |
 /// | [`origin_fallback`](Self::origin_fallback) | none: `origin` alone decides (code only, not in files) |
 /// | [`dangerously_allow_insecure_origins`](Self::dangerously_allow_insecure_origins) | `false`: with credentials, no plain-HTTP origin but loopback |
 ///
@@ -96,7 +100,8 @@ pub struct CorsOptions {
     pub(crate) protect_cross_origin: Option<bool>,
     pub(crate) cross_origin_bypass: Option<Vec<String>>,
     pub(crate) check_websocket_origin: Option<bool>,
-    pub(crate) origin_set: Option<crate::origin_set::SetRef>,
+    pub(crate) origin_set: Option<SetRef<OriginSet>>,
+    pub(crate) tenant_origins: Option<SetRef<TenantOrigins>>,
     #[cfg_attr(feature = "serde", serde(skip))]
     pub(crate) origin_fallback: Option<AllowOrigin>,
 }
@@ -125,6 +130,7 @@ macro_rules! every_field {
             cross_origin_bypass,
             check_websocket_origin,
             origin_set,
+            tenant_origins,
             origin_fallback
         )
     };
@@ -417,21 +423,61 @@ impl CorsOptions {
     /// assert!(CorsPolicy::from_options(&in_code).is_ok());
     /// # }
     /// ```
-    pub fn origin_set(mut self, set: &crate::origin_set::OriginSet) -> Self {
-        self.origin_set = Some(crate::origin_set::SetRef::Set(set.clone()));
+    pub fn origin_set(mut self, set: &OriginSet) -> Self {
+        self.origin_set = Some(SetRef::Set(set.clone()));
+        self
+    }
+
+    /// A [`TenantOrigins`](crate::TenantOrigins) set whose origins are allowed on their own
+    /// tenant's requests (by default, those for the tenant's host), beside those of
+    /// [`origin`](Self::origin), a list, and [`origin_set`](Self::origin_set), which every
+    /// tenant gets (without either, the tenant set alone decides). The set may change while
+    /// requests are served. Where its [`TenantKey`](crate::TenantKey) reads a header, every
+    /// answer names it in `Vary`. In options files: `"tenant_origins": "tenant_hosts"`, bound
+    /// when the router is built to the set of that name that the application provides
+    /// (cors-axum: `.provide(set)`), or with [`with_values`](Self::with_values). Its origins
+    /// get credentials as [`Credentials::tenant_origins`] says. Merged field by field like the
+    /// rest.
+    ///
+    /// ```
+    /// # #[cfg(feature = "serde")] {
+    /// use cors_axum_core::{CorsOptions, CorsPolicy, ProvidedValue, TenantOrigins};
+    /// use std::sync::Arc;
+    ///
+    /// let tenants = TenantOrigins::new("tenant_hosts");
+    /// let from_file: CorsOptions = serde_json::from_str(
+    ///     r#"{"origin": ["https://console.example"], "tenant_origins": "tenant_hosts",
+    ///         "credentials": {"origin": true, "tenant_origins": false}}"#,
+    /// ).unwrap();
+    /// let err = CorsPolicy::from_options(&from_file).unwrap_err();
+    /// assert_eq!(err.field(), "tenant_origins");
+    /// let provided: ProvidedValue = Arc::new(tenants.clone());
+    /// let bound = from_file.with_values(|_| Some(provided.clone())).unwrap();
+    /// assert!(CorsPolicy::from_options(&bound).is_ok());
+    /// # }
+    /// ```
+    pub fn tenant_origins(mut self, set: &TenantOrigins) -> Self {
+        self.tenant_origins = Some(SetRef::Set(set.clone()));
         self
     }
 
     /// The origin decision these options compile: [`origin`](Self::origin) with
-    /// [`origin_set`](Self::origin_set), then [`origin_fallback`](Self::origin_fallback).
+    /// [`origin_set`](Self::origin_set) and [`tenant_origins`](Self::tenant_origins), then
+    /// [`origin_fallback`](Self::origin_fallback).
     pub(crate) fn effective_origin(&self) -> AllowOrigin {
-        let origin = match (&self.origin, &self.origin_set) {
-            (origin, None) => origin.clone(),
-            (origin, Some(set)) => Some(
-                origin
-                    .clone()
-                    .unwrap_or_else(|| AllowOrigin::list(Vec::<String>::new()))
-                    .with_set_ref(set.clone()),
+        let beside_a_list = || {
+            self.origin
+                .clone()
+                .unwrap_or_else(|| AllowOrigin::list(Vec::<String>::new()))
+        };
+        let origin = match (&self.origin_set, &self.tenant_origins) {
+            (None, None) => self.origin.clone(),
+            (Some(set), None) => Some(beside_a_list().with_set_ref(set.clone())),
+            (None, Some(tenants)) => Some(beside_a_list().with_tenants_ref(tenants.clone())),
+            (Some(set), Some(tenants)) => Some(
+                beside_a_list()
+                    .with_set_ref(set.clone())
+                    .with_tenants_ref(tenants.clone()),
             ),
         };
         match (origin, &self.origin_fallback) {
@@ -444,17 +490,14 @@ impl CorsOptions {
     /// The types of the values the origin decisions of these options take
     /// ([`AllowOrigin::async_predicate_with`]) and that are not bound yet, with their names.
     pub fn needed_values(&self) -> Vec<(TypeId, &'static str)> {
-        let set = match &self.origin_set {
-            Some(crate::origin_set::SetRef::Named(_)) => {
-                Some((TypeId::of::<crate::origin_set::OriginSet>(), "OriginSet"))
-            }
-            _ => None,
-        };
+        let set = self.origin_set.as_ref().and_then(SetRef::needed_value);
+        let tenants = self.tenant_origins.as_ref().and_then(SetRef::needed_value);
         [&self.origin, &self.origin_fallback]
             .into_iter()
             .flatten()
             .filter_map(AllowOrigin::needed_value)
             .chain(set)
+            .chain(tenants)
             .collect()
     }
 
@@ -481,7 +524,8 @@ impl CorsOptions {
         Ok(CorsOptions {
             origin: bind(&self.origin)?,
             origin_fallback: bind(&self.origin_fallback)?,
-            origin_set: crate::origin_set::bind(&self.origin_set, &values)?,
+            origin_set: crate::set_ref::bind(&self.origin_set, &values)?,
+            tenant_origins: crate::set_ref::bind(&self.tenant_origins, &values)?,
             ..self.clone()
         })
     }
@@ -618,7 +662,7 @@ impl CorsOptions {
     ///
     /// | left out | set here as | the default allows |
     /// |---|---|---|
-    /// | `origin` (and [`origin_set`](Self::origin_set), [`origin_fallback`](Self::origin_fallback)) | anything but `*`, a set or a lookup | any origin, `*` |
+    /// | `origin` (and [`origin_set`](Self::origin_set), [`tenant_origins`](Self::tenant_origins), [`origin_fallback`](Self::origin_fallback)) | anything but `*`, a set or a lookup | any origin, `*` |
     /// | `methods` | a list | every method of the route |
     /// | `allow_headers` | a list | every header a preflight asks for |
     /// | `enabled` | `false` | CORS switched back on |
@@ -649,19 +693,24 @@ impl CorsOptions {
     /// let in_force = CorsOptions::new().origin_set(&tenants);
     /// assert_eq!(in_force.replaceable_by(&CorsOptions::new()).unwrap_err().field(), "origin");
     /// assert!(in_force.replaceable_by(&CorsOptions::new().origin("https://app.example")).is_ok());
+    /// let hosts = cors_axum_core::TenantOrigins::new("tenant_hosts");
+    /// let in_force = CorsOptions::new().tenant_origins(&hosts);
+    /// assert_eq!(in_force.replaceable_by(&CorsOptions::new()).unwrap_err().field(), "origin");
     /// ```
     pub fn replaceable_by(
         &self,
         replacement: &CorsOptions,
     ) -> Result<(), crate::error::CorsConfigError> {
-        // Every source that decides origins counts: the list, the set and the lookup. Options
+        // Every source that decides origins counts: the list, the sets and the lookup. Options
         // with none of them allow any origin (`*`), so a replacement that keeps none of them
         // widens options that had one, whichever it was.
         let decides_origins = self.origin.as_ref().is_some_and(|origin| !origin.is_any())
             || self.origin_set.is_some()
+            || self.tenant_origins.is_some()
             || self.origin_fallback.is_some();
         let names_origins = replacement.origin.is_some()
             || replacement.origin_set.is_some()
+            || replacement.tenant_origins.is_some()
             || replacement.origin_fallback.is_some();
         // Switched off, CORS grants nothing, whatever its other options.
         let cors_on = replacement.enabled != Some(false);

@@ -254,6 +254,24 @@ pub(crate) fn names_host(origin: &[u8], host: &[u8]) -> bool {
     origin.host.eq_ignore_ascii_case(name) && origin.port == port
 }
 
+/// Whether one source of origins holds a request's `Origin` value: looked up as sent, else
+/// parsed and looked up normalised, else matched against its patterns.
+pub(crate) fn holds(
+    input: &[u8],
+    exact: impl Fn(&[u8]) -> bool,
+    pattern: impl Fn(&ParsedOrigin<'_>) -> bool,
+) -> bool {
+    if exact(input) {
+        return true;
+    }
+    let Ok(origin) = parse(input) else {
+        return false;
+    };
+    let mut buf = [0u8; MAX_ORIGIN_LEN];
+    origin.canonical.is_none() && origin.normalize_into(&mut buf).is_some_and(&exact)
+        || pattern(&origin)
+}
+
 /// A configured pattern: `scheme://*.domain[:port]` (every subdomain),
 /// `scheme://host:*` (every explicit port), or both, `scheme://*.domain:*`.
 #[derive(Debug, Clone, PartialEq, Eq)]

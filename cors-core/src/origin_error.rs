@@ -91,6 +91,8 @@ pub(crate) struct OriginChecks<'a> {
     pub(crate) credentials_to_insecure: CredentialsToInsecure,
     /// Whether the plain-HTTP entries of an origin set are refused, given its credentials.
     pub(crate) set_refuses_insecure: bool,
+    /// Whether the plain-HTTP entries of a tenant set are refused, given its credentials.
+    pub(crate) tenants_refuse_insecure: bool,
 }
 
 /// Whether a plain-HTTP origin that is not loopback may be allowed, given

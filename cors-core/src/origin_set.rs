@@ -12,15 +12,15 @@ use hashbrown::HashSet;
 use std::fmt;
 use std::sync::{Arc, Mutex, PoisonError};
 
-use arc_swap::ArcSwap;
+use arc_swap::{ArcSwap, Guard};
 
 use crate::error::CorsConfigError;
 use crate::origin::{
-    ConfiguredOrigin, MAX_ORIGIN_LEN, OriginList, OriginPattern, parse, parse_configured,
+    ConfiguredOrigin, OriginPattern, ParsedOrigin, holds, parse, parse_configured,
 };
 use crate::origin_error::{CredentialsToInsecure, OriginChecks, origin_error};
-use crate::provided::ProvidedValue;
 use crate::public_suffix::OwnedSuffixes;
+use crate::set_ref::NamedSet;
 
 /// Changes kept beside the compact table before it is rebuilt with them.
 const OVERLAY_MAX: usize = 4096;
@@ -146,8 +146,9 @@ impl Snapshot {
     }
 }
 
-/// Checks an entry as a configured origin of a list is checked.
-fn entry(origin: &str) -> Result<ConfiguredOrigin, CorsConfigError> {
+/// Checks an entry of a set (an [`OriginSet`], or a tenant's in a
+/// [`TenantOrigins`](crate::TenantOrigins)) as a configured origin of a list is checked.
+pub(crate) fn entry(origin: &str) -> Result<ConfiguredOrigin, CorsConfigError> {
     if origin == "*" || origin == "null" {
         return Err(CorsConfigError::new(
             "origin",
@@ -166,6 +167,7 @@ fn entry(origin: &str) -> Result<ConfiguredOrigin, CorsConfigError> {
         owned_suffixes: &OwnedSuffixes::default(),
         credentials_to_insecure: CredentialsToInsecure::NoCredentials,
         set_refuses_insecure: false,
+        tenants_refuse_insecure: false,
     };
     checks.check(origin, &configured)?;
     Ok(configured)
@@ -258,12 +260,12 @@ impl OriginSet {
     /// Whether a request with this `Origin` value would be granted by the set (on a path
     /// without credentials).
     pub fn contains(&self, origin: &str) -> bool {
-        let set = DynamicOrigins {
-            set: self.clone(),
-            refuse_insecure: false,
-        };
-        lookup(&OriginList::default(), Some(&set), origin.as_bytes())
-            .is_ok_and(|found| found != InSet::No)
+        let snapshot = self.shared.current.load();
+        holds(
+            origin.as_bytes(),
+            |origin| snapshot.exact(origin),
+            |origin| snapshot.patterns.iter().any(|p| p.matches(origin)),
+        )
     }
 
     /// How many origins and patterns the set holds.
@@ -322,58 +324,14 @@ impl fmt::Debug for OriginSet {
     }
 }
 
-/// Which set options name: one given in code, or a name from an options file, bound to the
-/// application's set when the router is built.
-#[derive(Clone, Debug)]
-pub(crate) enum SetRef {
-    Set(OriginSet),
-    /// Only options files name a set.
-    #[cfg_attr(not(feature = "serde"), allow(dead_code))]
-    Named(String),
-}
+impl NamedSet for OriginSet {
+    const FIELD: &'static str = "origin_set";
+    const WHAT: &'static str = "origin set";
+    const TYPE: &'static str = "OriginSet";
 
-#[cfg(feature = "serde")]
-impl<'de> serde::Deserialize<'de> for SetRef {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        String::deserialize(deserializer).map(SetRef::Named)
+    fn name(&self) -> &str {
+        &self.shared.name
     }
-}
-
-/// `set` with a named set bound to the [`OriginSet`] that `values` provides, which must have
-/// that name.
-pub(crate) fn bind(
-    set: &Option<SetRef>,
-    values: &dyn Fn(std::any::TypeId) -> Option<ProvidedValue>,
-) -> Result<Option<SetRef>, CorsConfigError> {
-    let Some(SetRef::Named(name)) = set else {
-        return Ok(set.clone());
-    };
-    let provided = values(std::any::TypeId::of::<OriginSet>()).ok_or_else(|| unbound_set(name))?;
-    match provided.downcast_ref::<OriginSet>() {
-        Some(found) if found.name() == name => Ok(Some(SetRef::Set(found.clone()))),
-        Some(found) => Err(CorsConfigError::new(
-            "origin_set",
-            Some(name),
-            format!(
-                "the options name the origin set `{name}`, and the application provides `{}`",
-                found.name()
-            ),
-        )),
-        None => Err(unbound_set(name)),
-    }
-}
-
-/// The error of options that name a set nobody provided.
-pub(crate) fn unbound_set(name: &str) -> CorsConfigError {
-    CorsConfigError::new(
-        "origin_set",
-        Some(name),
-        format!(
-            "the options name the origin set `{name}`, which was not provided: provide \
-             `OriginSet::new(\"{name}\")` to the application (cors-axum: `.provide(..)`), or bind \
-             it with `CorsOptions::with_values`"
-        ),
-    )
 }
 
 /// A compiled policy's view of a set: the set, and whether the policy refuses its plain-HTTP
@@ -384,77 +342,42 @@ pub(crate) struct DynamicOrigins {
     pub(crate) refuse_insecure: bool,
 }
 
-/// Whether the set holds a request's (normalised) origin, as far as credentials let it.
-fn in_set(snapshot: &Snapshot, set: &DynamicOrigins, origin: &[u8]) -> bool {
-    snapshot.exact(origin)
-        && !(set.refuse_insecure
-            && origin.starts_with(b"http:")
-            && parse(origin).is_ok_and(|o| o.is_insecure()))
-}
-
-/// Whether a request's `Origin` value is in `list` or in `set`, and which; `Err` when it is not
-/// an origin. The value is looked up as sent first, and parsed only when neither holds it so.
-#[inline]
-pub(crate) fn lookup<'s>(
-    list: &'s OriginList,
-    set: Option<&DynamicOrigins>,
-    input: &[u8],
-) -> Result<InSet<'s>, NotAnOrigin> {
-    if let Some(configured) = list.exact(input) {
-        return Ok(InSet::Exact(configured));
-    }
-    let snapshot = set.map(|set| (set, set.set.shared.current.load()));
-    let in_snapshot = |origin: &[u8]| {
-        snapshot
-            .as_ref()
-            .is_some_and(|(set, snapshot)| in_set(snapshot, set, origin))
-    };
-    if in_snapshot(input) {
-        return Ok(InSet::InOriginSet);
-    }
-    let origin = parse(input).map_err(|_| NotAnOrigin)?;
-    if origin.canonical.is_none() {
-        let mut buf = [0u8; MAX_ORIGIN_LEN];
-        if let Some(normalized) = origin.normalize_into(&mut buf) {
-            if list.exact(normalized).is_some() {
-                return Ok(InSet::Spelled);
-            }
-            if in_snapshot(normalized) {
-                return Ok(InSet::InOriginSet);
-            }
+impl DynamicOrigins {
+    /// The current snapshot, loaded for one request.
+    #[inline]
+    pub(crate) fn load(&self) -> LoadedSet {
+        LoadedSet {
+            snapshot: self.set.shared.current.load(),
+            refuse_insecure: self.refuse_insecure,
         }
     }
-    if list.pattern_matches(&origin) {
-        return Ok(InSet::Spelled);
+}
+
+/// A snapshot of a set, loaded for one request.
+pub(crate) struct LoadedSet {
+    snapshot: Guard<Arc<Snapshot>>,
+    refuse_insecure: bool,
+}
+
+impl LoadedSet {
+    /// Whether the set holds a request's (normalised) exact origin, as far as credentials let
+    /// it.
+    #[inline]
+    pub(crate) fn exact(&self, origin: &[u8]) -> bool {
+        self.snapshot.exact(origin)
+            && !(self.refuse_insecure
+                && origin.starts_with(b"http:")
+                && parse(origin).is_ok_and(|o| o.is_insecure()))
     }
-    let in_patterns = snapshot.as_ref().is_some_and(|(set, snapshot)| {
-        snapshot
+
+    /// Whether a pattern of the set matches the origin, as far as credentials let it.
+    pub(crate) fn pattern(&self, origin: &ParsedOrigin<'_>) -> bool {
+        self.snapshot
             .patterns
             .iter()
-            .any(|p| !(set.refuse_insecure && p.is_insecure()) && p.matches(&origin))
-    });
-    Ok(if in_patterns {
-        InSet::InOriginSet
-    } else {
-        InSet::No
-    })
+            .any(|p| !(self.refuse_insecure && p.is_insecure()) && p.matches(origin))
+    }
 }
-
-/// Whether an origin is in a list or its origin set.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum InSet<'s> {
-    /// A configured origin, byte for byte: reflect this value, which is prebuilt.
-    Exact(&'s http::HeaderValue),
-    /// Another spelling of a configured origin, or an origin a pattern matches.
-    Spelled,
-    /// An origin of the [`OriginSet`].
-    InOriginSet,
-    No,
-}
-
-/// A request's `Origin` that is not `scheme://host[:port]`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct NotAnOrigin;
 
 #[cfg(test)]
 mod tests {

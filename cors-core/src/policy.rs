@@ -575,6 +575,7 @@ fn compile_origin(
             (true, false) => CredentialsToInsecure::Refused,
         },
         set_refuses_insecure: credentials.allows(Source::OriginSet) && !tolerate_insecure,
+        tenants_refuse_insecure: credentials.allows(Source::TenantOrigins) && !tolerate_insecure,
     })?;
     if credentials.allows(Source::Origin) && matches!(origin.rule, OriginRule::Any) {
         let (value, written) = if credentials.is_by_source() {

@@ -4,7 +4,7 @@ use http::header::{
     ACCESS_CONTROL_REQUEST_HEADERS, ACCESS_CONTROL_REQUEST_METHOD, CONNECTION, ORIGIN, UPGRADE,
     ValueIter,
 };
-use http::{HeaderMap, HeaderName, HeaderValue, Method, Uri};
+use http::{Extensions, HeaderMap, HeaderName, HeaderValue, Method, Uri};
 
 use crate::header::ACCESS_CONTROL_REQUEST_PRIVATE_NETWORK;
 
@@ -125,6 +125,7 @@ pub struct CorsRequest<'a> {
     method: &'a Method,
     headers: &'a HeaderMap,
     uri: Option<&'a Uri>,
+    extensions: Option<&'a Extensions>,
     /// The path the client sent, where it is not the URI's.
     path_as_sent: Option<&'a str>,
     origin: Lines<'a>,
@@ -169,6 +170,7 @@ impl<'a> CorsRequest<'a> {
             method,
             headers,
             uri: None,
+            extensions: None,
             path_as_sent: None,
             origin: Lines::Absent,
             requested_method: Lines::Absent,
@@ -216,6 +218,13 @@ impl<'a> CorsRequest<'a> {
     /// decisions](crate::AllowOrigin::request_predicate) that decide by path or host.
     pub fn with_uri(mut self, uri: &'a Uri) -> Self {
         self.uri = Some(uri);
+        self
+    }
+
+    /// The request with its extensions, for a [`TenantKey`](crate::TenantKey) that reads the
+    /// tenant an earlier layer found (cors-axum gives them).
+    pub fn with_extensions(mut self, extensions: &'a Extensions) -> Self {
+        self.extensions = Some(extensions);
         self
     }
 
@@ -272,6 +281,12 @@ impl<'a> CorsRequest<'a> {
     /// The request's headers.
     pub fn headers(&self) -> &'a HeaderMap {
         self.headers
+    }
+
+    /// The request's extensions, when the caller gave them
+    /// ([`with_extensions`](Self::with_extensions)).
+    pub fn extensions(&self) -> Option<&'a Extensions> {
+        self.extensions
     }
 
     pub(crate) fn origin_answer(&self) -> Option<OriginAnswer<'a>> {
@@ -372,6 +387,7 @@ impl<'a> CorsRequest<'a> {
             method,
             headers,
             uri: None,
+            extensions: None,
             path_as_sent: None,
             origin: classification.origin.lines(),
             requested_method: classification.requested_method.lines(),

@@ -1,9 +1,10 @@
 //! The tenants API: `GET /` for the tenants' front-ends, a `POST /notes` that cross-origin
-//! protection guards, a WebSocket echo on `/ws`; CORS from the front-end's own origin and the
-//! tenants' origins of an [`OriginSet`] that the database fills.
+//! protection guards, a WebSocket echo on `/ws`; CORS from the front-end's own origin, the
+//! tenants' origins of an [`OriginSet`] that the database fills, granted on every host, and
+//! each tenant's own origins of a [`TenantOrigins`], granted on its host only.
 
 use axum::extract::ws::{Message, WebSocketUpgrade};
-use cors_axum::cors::OriginSet;
+use cors_axum::cors::{OriginSet, TenantOrigins};
 use cors_axum::prelude::*;
 use cors_axum::{BuildError, CorsOptions};
 
@@ -41,19 +42,25 @@ rest_root_module! {
     }
 }
 
-/// The CORS options: the front-end's origin, and every origin of `tenants`; cross-site posts
-/// refused unless from one of them; WebSocket handshakes checked against the same origins.
-pub(crate) fn cors(front_end: &str, tenants: &OriginSet) -> CorsOptions {
+/// The CORS options: the front-end's origin, every origin of `tenants`, and on a tenant's host
+/// its origins of `hosts`; cross-site posts refused unless from one of them; WebSocket
+/// handshakes checked against the same origins.
+pub(crate) fn cors(front_end: &str, tenants: &OriginSet, hosts: &TenantOrigins) -> CorsOptions {
     CorsOptions::new()
         .origin([front_end])
         .origin_set(tenants)
+        .tenant_origins(hosts)
         .protect_cross_origin(true)
 }
 
 /// The application's router.
-pub(crate) fn router(front_end: &str, tenants: &OriginSet) -> Result<axum::Router, BuildError> {
+pub(crate) fn router(
+    front_end: &str,
+    tenants: &OriginSet,
+    hosts: &TenantOrigins,
+) -> Result<axum::Router, BuildError> {
     Ok(TenantsApp::builder()
-        .provide(cors(front_end, tenants))
+        .provide(cors(front_end, tenants, hosts))
         .build()?
         .into_router())
 }

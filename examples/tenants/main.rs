@@ -1,6 +1,8 @@
 //! A multi-tenant API whose allowed origins live in PostgreSQL: each tenant calls it from its
-//! own domain, listed in the table `tenant_origins(origin text primary key)`. The table and its
-//! notify trigger are created if missing; every replica loads the table and follows its changes
+//! own domain, listed in the table `tenant_origins(origin text primary key)` (granted on every
+//! host), or in `tenant_host_origins(host text, origin text, primary key (host, origin))`
+//! (granted on that host only: the tenant's own API host). The tables and their notify
+//! triggers are created if missing; every replica loads them and follows their changes
 //! (`LISTEN`/`NOTIFY`), and no request queries the database.
 //!
 //! ```text
@@ -12,6 +14,12 @@
 //! psql "$DATABASE_URL" -c "DELETE FROM tenant_origins WHERE origin = 'https://acme.example'"
 //! curl -i -H 'Origin: https://acme.example' http://127.0.0.1:3000/
 //!     200, without Access-Control-Allow-Origin: the page cannot read it
+//! psql "$DATABASE_URL" -c "INSERT INTO tenant_host_origins VALUES \
+//!     ('acme.api.example', 'https://app.acme.example')"
+//! curl -i -H 'Host: acme.api.example' -H 'Origin: https://app.acme.example' http://127.0.0.1:3000/
+//!     200, with Access-Control-Allow-Origin: https://app.acme.example
+//! curl -i -H 'Host: globex.api.example' -H 'Origin: https://app.acme.example' http://127.0.0.1:3000/
+//!     200, without it: another tenant's host
 //! ```
 //!
 //! Environment: `DATABASE_URL` (required; with a managed database, TLS checked as libpq does it:
@@ -31,8 +39,8 @@ mod app;
 use std::time::Duration;
 
 use anyhow::Context as _;
-use cors_axum::cors::OriginSet;
 use cors_axum::cors::postgres::PgOrigins;
+use cors_axum::cors::{OriginSet, TenantOrigins};
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
@@ -49,9 +57,12 @@ async fn main() -> anyhow::Result<()> {
     let front_end = env("FRONT_END", "http://localhost:8080");
 
     let tenants = OriginSet::new("tenants");
-    let source = PgOrigins::new(database_url, &tenants).context("DATABASE_URL")?;
+    let hosts = TenantOrigins::new("tenant_hosts");
+    let source = PgOrigins::new(database_url, &tenants)
+        .context("DATABASE_URL")?
+        .tenant_hosts(&hosts)?;
     if let Err(error) = source.create_table().await {
-        tracing::warn!(%error, "the table could not be created; following it all the same");
+        tracing::warn!(%error, "the tables could not be created; following them all the same");
     }
     // Followed while `follow` lives: until the end of `main`.
     let follow = source.spawn();
@@ -59,7 +70,7 @@ async fn main() -> anyhow::Result<()> {
         tracing::warn!(%error, "only the front-end is allowed until the table is read");
     }
 
-    let router = app::router(&front_end, &tenants)?;
+    let router = app::router(&front_end, &tenants, &hosts)?;
     let listener = tokio::net::TcpListener::bind(format!("{host}:{port}")).await?;
     println!("listening on http://{}", listener.local_addr()?);
     axum::serve(listener, router.into_make_service()).await?;

@@ -195,9 +195,12 @@ async fn two_replicas_follow_one_database() {
 
     changes_reach_both_replicas(&client, &replicas).await;
     the_same_list_guards_handshakes_and_posts(&client, &replicas).await;
+    a_hosts_origin_reaches_both_on_that_host_only(&client, &replicas).await;
     a_flood_of_unknown_origins_queries_nothing(&server, &replicas).await;
+    a_flood_of_unknown_hosts_and_origins_queries_nothing(&server, &replicas).await;
     drop(client);
     the_database_stopped_and_restarted_loses_nothing(&server, &replicas).await;
+    a_hosts_origin_reaches_both_after_the_restart(&server, &replicas).await;
 }
 
 async fn changes_reach_both_replicas(client: &tokio_postgres::Client, replicas: &[Replica]) {
@@ -322,4 +325,180 @@ async fn the_database_stopped_and_restarted_loses_nothing(server: &Postgres, rep
     let back = until_all(replicas, origin, true, Duration::from_secs(5)).await;
     println!("after the restart, an insert granted by both in {back:?}");
     assert!(granted(replicas[1].addr, listed).await);
+}
+
+// Each tenant's origins on its own host: `tenant_host_origins` (issue 41).
+
+const INSERT_HOST: &str = "INSERT INTO tenant_host_origins (host, origin) VALUES ($1, $2)";
+const DELETE_HOST: &str = "DELETE FROM tenant_host_origins WHERE host = $1 AND origin = $2";
+
+/// Whether `GET /` for `host` from `origin` is answered 200 with the origin allowed, whether a
+/// cross-site `POST` is let through, and whether a WebSocket handshake is accepted (three
+/// requests one after the other: a change may arrive between them).
+async fn granted_on(addr: SocketAddr, host: &str, origin: &str) -> [bool; 3] {
+    let get = http1("GET", "/", &[("host", host), ("origin", origin)], "");
+    let post = http1(
+        "POST",
+        "/notes",
+        &[
+            ("host", host),
+            ("origin", origin),
+            ("sec-fetch-site", "cross-site"),
+        ],
+        "note",
+    );
+    let answers = pipelined(addr, &[get, post]).await;
+    assert_eq!(answers[0].status, 200, "{answers:?}");
+    assert!(
+        matches!(answers[1].status.as_u16(), 200 | 403),
+        "{answers:?}"
+    );
+    let get = answers[0].header("access-control-allow-origin") == Some(origin);
+    let shake = [
+        ("host", host),
+        ("origin", origin),
+        ("connection", "upgrade"),
+        ("upgrade", "websocket"),
+    ];
+    let handshake = http1_handshake(addr, "/ws", &shake).await;
+    assert!(matches!(handshake.as_u16(), 101 | 403), "{handshake}");
+    [get, answers[1].status == 200, handshake == 101]
+}
+
+/// How long until every replica answers `origin` on `host` as `expected`, its `GET`, `POST`
+/// and handshake alike (polling every 10 ms, at most `limit`), asserting meanwhile that no
+/// other host and not the bare address grant it any of them.
+async fn until_all_on(
+    replicas: &[Replica],
+    host: &str,
+    origin: &str,
+    expected: bool,
+    limit: Duration,
+) -> Duration {
+    let start = Instant::now();
+    loop {
+        let mut all = true;
+        for replica in replicas {
+            all &= granted_on(replica.addr, host, origin).await == [expected; 3];
+            let ip = replica.addr.to_string();
+            for other in ["globex.api.example", "api.example", ip.as_str()] {
+                let granted = granted_on(replica.addr, other, origin).await;
+                assert_eq!(granted, [false; 3], "{other}");
+            }
+        }
+        if all {
+            return start.elapsed();
+        }
+        assert!(
+            start.elapsed() < limit,
+            "`{origin}` on `{host}` not {} by every replica within {limit:?}",
+            if expected { "granted" } else { "refused" }
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
+async fn a_hosts_origin_reaches_both_on_that_host_only(
+    client: &tokio_postgres::Client,
+    replicas: &[Replica],
+) {
+    let (host, origin) = ("acme.api.example", "https://app.acme.example");
+    assert_eq!(granted_on(replicas[0].addr, host, origin).await, [false; 3]);
+    // The row spells the host as it likes: the tenant is the host lower-cased.
+    let row = ("ACME.api.example", origin);
+    client
+        .execute(INSERT_HOST, &[&row.0, &row.1])
+        .await
+        .expect(INSERT_HOST);
+    let inserted = until_all_on(replicas, host, origin, true, Duration::from_secs(1)).await;
+    client
+        .execute(DELETE_HOST, &[&row.0, &row.1])
+        .await
+        .expect(DELETE_HOST);
+    let deleted = until_all_on(replicas, host, origin, false, Duration::from_secs(1)).await;
+    println!(
+        "a host's origin granted by both on its host in {inserted:?}, its delete refused by \
+         both in {deleted:?}"
+    );
+}
+
+/// `GET /` for a distinct unlisted host from a distinct unlisted origin, 20,000 times over
+/// both replicas: nothing granted, no query of either table, resident memory grown by under
+/// 5 MB.
+async fn a_flood_of_unknown_hosts_and_origins_queries_nothing(
+    server: &Postgres,
+    replicas: &[Replica],
+) {
+    const REQUESTS: usize = 20_000;
+    const BATCH: usize = 500;
+    let queries_from = |from: usize| {
+        let log = std::fs::read_to_string(server.log()).unwrap_or_default();
+        let count = log
+            .get(from..)
+            .unwrap_or_default()
+            .lines()
+            .filter(|l| {
+                (l.contains("statement:") || l.contains("execute "))
+                    && (l.contains("FROM tenant_origins") || l.contains("FROM tenant_host_origins"))
+            })
+            .count();
+        (count, log.len())
+    };
+    let rss_before: Vec<u64> = replicas.iter().map(|r| rss_kib(r.child.id())).collect();
+    let (_, log_at) = queries_from(0);
+    let start = Instant::now();
+    let numbers: Vec<usize> = (200_000..200_000 + REQUESTS).collect();
+    for round in numbers.chunks(BATCH * 4) {
+        let mut tasks = Vec::new();
+        for (i, chunk) in round.chunks(BATCH).enumerate() {
+            let addr = replicas[i % replicas.len()].addr;
+            let requests: Vec<Vec<u8>> = chunk
+                .iter()
+                .map(|n| {
+                    let host = format!("tenant-{n}.api.example");
+                    let origin = format!("https://app.tenant-{n}.example");
+                    http1("GET", "/", &[("host", &host), ("origin", &origin)], "")
+                })
+                .collect();
+            tasks.push(tokio::spawn(
+                async move { pipelined(addr, &requests).await },
+            ));
+        }
+        for task in tasks {
+            for answer in task.await.expect("the flood's task") {
+                assert_eq!(answer.status, 200, "{answer:?}");
+                assert!(
+                    answer.header("access-control-allow-origin").is_none(),
+                    "{answer:?}"
+                );
+            }
+        }
+    }
+    let elapsed = start.elapsed();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let (queries, _) = queries_from(log_at);
+    let rss_after: Vec<u64> = replicas.iter().map(|r| rss_kib(r.child.id())).collect();
+    println!(
+        "{REQUESTS} unknown hosts and origins in {elapsed:?}: {queries} queries of the tables; \
+         RSS before {rss_before:?} KiB, after {rss_after:?} KiB"
+    );
+    assert!(queries <= 10, "{queries} queries of the tables");
+    for (before, after) in rss_before.iter().zip(&rss_after) {
+        assert!(
+            after.saturating_sub(*before) < 5 * 1024,
+            "RSS grew from {before} to {after} KiB"
+        );
+    }
+}
+
+/// After the restart, the hosts' table is followed again too.
+async fn a_hosts_origin_reaches_both_after_the_restart(server: &Postgres, replicas: &[Replica]) {
+    let client = connect(&server.url()).await;
+    let (host, origin) = ("initech.api.example", "https://app.initech.example");
+    client
+        .execute(INSERT_HOST, &[&host, &origin])
+        .await
+        .expect(INSERT_HOST);
+    let back = until_all_on(replicas, host, origin, true, Duration::from_secs(5)).await;
+    println!("after the restart, a host's origin granted by both in {back:?}");
 }

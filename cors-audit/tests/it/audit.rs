@@ -693,3 +693,26 @@ async fn the_report_says_which_origins_get_credentials() {
         ])
     );
 }
+
+/// An API that grants each tenant's origins on its own host only: audited with `--host`, the
+/// tenant's origin reads and nothing is found; without it (the address's host), the declared
+/// origin is refused.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_tenants_origin_audited_on_its_host() {
+    use cors_axum::CorsOptions;
+    use cors_axum::cors::TenantOrigins;
+
+    let tenants = TenantOrigins::new("tenant_hosts");
+    tenants
+        .insert("acme.api.example", "https://app.acme.example")
+        .unwrap();
+    let router = servers::cors_axum(CorsOptions::new().tenant_origins(&tenants), false);
+    let url = format!("{}/items", serve(router).await);
+    let origin = "https://app.acme.example";
+    let run = run_binary(&[&url, "--origin", origin, "--host", "acme.api.example"]).await;
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    let run = run_binary(&[&url, "--origin", origin]).await;
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    let run = run_binary(&[&url, "--origin", origin, "--host", "a\nb"]).await;
+    assert_eq!(run.code, 2, "{}", run.stdout);
+}

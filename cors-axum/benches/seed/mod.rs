@@ -185,6 +185,28 @@ fn many_origins(in_a_set: bool) -> Router {
         .expect("the seed module builds")
 }
 
+/// The seed module with the thousand origins of [`many_origins`] in a `TenantOrigins`, ten for
+/// each of a hundred hosts, the seed's origin among those of the requests' host
+/// (`api.example.com`, which [`browser_headers`] send).
+fn tenants_origins() -> Router {
+    let tenants = cors_axum::cors::TenantOrigins::new("tenant_hosts");
+    let rows = thousand_origins()
+        .into_iter()
+        .enumerate()
+        .map(|(i, origin)| {
+            let host = match i % 100 {
+                99 => "api.example.com".to_owned(),
+                h => format!("api{h}.example.com"),
+            };
+            (host, origin)
+        });
+    assert!(tenants.replace_all(rows).is_empty());
+    SeedAppModule::builder()
+        .provide(CorsOptions::new().tenant_origins(&tenants))
+        .router()
+        .expect("the seed module builds")
+}
+
 pub(crate) fn router(which: &str) -> Router {
     let router = match which {
         "ours" => SeedModule::router().expect("the seed module builds"),
@@ -198,9 +220,11 @@ pub(crate) fn router(which: &str) -> Router {
         "ours-protected" => provided(true),
         "ours-list-1000" => many_origins(false),
         "ours-set-1000" => many_origins(true),
+        "ours-tenants-1000" => tenants_origins(),
         other => panic!(
             "router `{other}`: expected ours, tower-http, floor, bare, ours-reloadable, ours-async, \
-             tower-http-async, ours-provided, ours-protected, ours-list-1000 or ours-set-1000"
+             tower-http-async, ours-provided, ours-protected, ours-list-1000, ours-set-1000 or \
+             ours-tenants-1000"
         ),
     };
     router.with_state(())

@@ -16,25 +16,24 @@ pub(crate) mod module;
 pub(crate) mod plan;
 pub(crate) mod plan_error;
 pub(crate) mod planner;
-#[cfg(feature = "postgres")]
-#[cfg_attr(docsrs, doc(cfg(feature = "postgres")))]
-pub mod postgres;
 pub(crate) mod reload;
 pub(crate) mod respond;
 mod service;
 pub(crate) mod source;
-#[cfg(feature = "watch")]
-mod watch;
 
+#[cfg(feature = "watch")]
+#[cfg_attr(docsrs, doc(cfg(feature = "watch")))]
+pub use crate::live::watch::{FileWatch, WatchError};
 pub(crate) use future::Finish;
 pub use future::ResponseFuture;
 pub use layer::{Cors, CorsLayer};
 pub use module::{CorsModule, CorsModuleWithOpts};
 pub use reload::{CorsReload, ReloadError};
 pub use service::{CorsService, CorsServiceRejection};
-#[cfg(feature = "watch")]
-#[cfg_attr(docsrs, doc(cfg(feature = "watch")))]
-pub use watch::{FileWatch, WatchError};
+
+#[cfg(feature = "postgres")]
+#[cfg_attr(docsrs, doc(cfg(feature = "postgres")))]
+pub use crate::live::postgres;
 
 pub use cors_axum_core::{
     AllowHeaders, AllowMethods, CorsConfigError, Credentials, ExposeHeaders, MaxAge,
@@ -56,3 +55,9 @@ pub use cors_axum_core::{BoxError, OriginQuery};
 /// from a database): name it with `AllowOrigin::and_set`, `CorsOptions::origin_set` or
 /// `"origin_set"` in an options file.
 pub use cors_axum_core::OriginSet;
+
+/// Each tenant's own allowed origins, granted only on that tenant's requests (by default, those
+/// for the tenant's host), and what tells a request's tenant: name it with
+/// `CorsOptions::tenant_origins` or `"tenant_origins"` in an options file, and provide it with
+/// `.provide(set)`.
+pub use cors_axum_core::{TenantKey, TenantOrigins};

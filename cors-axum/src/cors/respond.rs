@@ -93,6 +93,21 @@ impl<'a> Head<'a> {
             extensions: request.extensions(),
         }
     }
+
+    /// The request classified, with what origin decisions may read besides its CORS headers
+    /// (its URI, and its extensions, where a tenant's key may be).
+    fn classify(self) -> CorsRequest<'a> {
+        CorsRequest::new(self.method, self.headers)
+            .with_uri(self.uri)
+            .with_extensions(self.extensions)
+    }
+
+    /// The same, as it was classified before an asynchronous lookup (`kept`).
+    fn resume(self, kept: &'a Classification) -> CorsRequest<'a> {
+        CorsRequest::resumed(self.method, self.headers, kept)
+            .with_uri(self.uri)
+            .with_extensions(self.extensions)
+    }
 }
 
 impl PathCors {
@@ -118,9 +133,8 @@ impl PathCors {
         let loaded;
         let (plan, cors, key, route, mut handshake) = match &resumed {
             Some(Resumed { kept, answer }) => {
-                let cors = CorsRequest::resumed(request.method, request.headers, &kept.request)
-                    .with_uri(request.uri)
-                    .with_origin_answer(answer.as_origin_answer());
+                let answer = answer.as_origin_answer();
+                let cors = request.resume(&kept.request).with_origin_answer(answer);
                 (
                     &kept.plan,
                     cors,
@@ -137,7 +151,7 @@ impl PathCors {
                         &loaded.plans[*index]
                     }
                 };
-                let cors = CorsRequest::new(request.method, request.headers).with_uri(request.uri);
+                let cors = request.classify();
                 let (key, route) = plan.route(&cors);
                 (plan, cors, key, route, Handshake::default())
             }

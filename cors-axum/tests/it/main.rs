@@ -25,4 +25,5 @@ mod protection;
 mod real_app;
 mod reload;
 mod reload_memory;
+mod tenant_origins;
 mod wire;

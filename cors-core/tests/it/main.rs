@@ -15,4 +15,5 @@ mod origin_decisions;
 mod origin_set;
 mod properties;
 mod security;
+mod tenant_origins;
 mod websocket;

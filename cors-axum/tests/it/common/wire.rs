@@ -51,9 +51,16 @@ pub async fn serve(router: Router) -> SocketAddr {
     addr
 }
 
-/// One request in HTTP/1.1: the request line, `Host`, `headers`, and `body` with its length.
+/// One request in HTTP/1.1: the request line, `Host` (`127.0.0.1` unless `headers` name one),
+/// `headers`, and `body` with its length.
 pub fn http1(method: &str, path: &str, headers: &[(&str, &str)], body: &str) -> Vec<u8> {
-    let mut raw = format!("{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n");
+    let mut raw = format!("{method} {path} HTTP/1.1\r\n");
+    if !headers
+        .iter()
+        .any(|(name, _)| name.eq_ignore_ascii_case("host"))
+    {
+        raw.push_str("Host: 127.0.0.1\r\n");
+    }
     for (name, value) in headers {
         raw.push_str(&format!("{name}: {value}\r\n"));
     }
@@ -109,7 +116,8 @@ pub async fn pipelined(addr: SocketAddr, requests: &[Vec<u8>]) -> Vec<WireAnswer
     answers
 }
 
-/// Sends `request` in HTTP/2 over a new connection (h2c, prior knowledge).
+/// Sends `request` in HTTP/2 over a new connection (h2c, prior knowledge), its authority the
+/// server's address unless its URI names one.
 pub async fn http2(addr: SocketAddr, request: Request<Body>) -> WireAnswer {
     let stream = TcpStream::connect(addr).await.expect("the server accepts");
     let (mut sender, connection) = hyper::client::conn::http2::handshake(
@@ -120,9 +128,11 @@ pub async fn http2(addr: SocketAddr, request: Request<Body>) -> WireAnswer {
     .expect("the HTTP/2 handshake");
     tokio::spawn(connection);
     let (mut parts, body) = request.into_parts();
-    parts.uri = format!("http://{addr}{}", parts.uri)
-        .parse()
-        .expect("a URI");
+    if parts.uri.authority().is_none() {
+        parts.uri = format!("http://{addr}{}", parts.uri)
+            .parse()
+            .expect("a URI");
+    }
     let response = tokio::time::timeout(
         PATIENCE,
         sender.send_request(Request::from_parts(parts, body)),
@@ -276,7 +286,8 @@ pub async fn http1_handshake(addr: SocketAddr, path: &str, headers: &[(&str, &st
 /// Sends one WebSocket handshake in HTTP/2 (h2c): an extended `CONNECT` (RFC 8441) with
 /// `:protocol` `websocket`, `headers` and `Sec-WebSocket-Version`, after a first request on the
 /// same connection (so that the server's settings, which allow extended `CONNECT`, have
-/// arrived). Returns the status: `200` opens the socket.
+/// arrived). `path` may be a whole URI, to name another authority than the server's address.
+/// Returns the status: `200` opens the socket.
 pub async fn http2_handshake(addr: SocketAddr, path: &str, headers: &[(&str, &str)]) -> StatusCode {
     let stream = TcpStream::connect(addr).await.expect("the server accepts");
     let (mut sender, connection) = hyper::client::conn::http2::handshake(
@@ -297,7 +308,11 @@ pub async fn http2_handshake(addr: SocketAddr, path: &str, headers: &[(&str, &st
         .expect("the first request is answered");
     let mut builder = Request::builder()
         .method("CONNECT")
-        .uri(format!("http://{addr}{path}"))
+        .uri(if path.starts_with('/') {
+            format!("http://{addr}{path}")
+        } else {
+            path.to_owned()
+        })
         .header("sec-websocket-version", "13")
         .extension(hyper::ext::Protocol::from_static("websocket"));
     for (name, value) in headers {

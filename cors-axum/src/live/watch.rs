@@ -17,7 +17,7 @@ use cors_axum_core::{BoxError, CorsOptions};
 use notify::event::{AccessKind, AccessMode};
 use notify::{Event, EventKind, RecommendedWatcher, RecursiveMode, Watcher};
 
-use super::reload::CorsReload;
+use crate::cors::CorsReload;
 use crate::unwind::panic_message;
 
 /// How long the folders must rest before the file is read: an editor's save, or a ConfigMap's

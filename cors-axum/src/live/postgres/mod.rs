@@ -54,6 +54,7 @@
 mod connect;
 mod error;
 mod follow;
+mod hosts;
 mod spelling;
 mod table;
 mod tls;
@@ -61,7 +62,7 @@ mod tls;
 use std::fmt;
 use std::time::Duration;
 
-use cors_axum_core::OriginSet;
+use cors_axum_core::{OriginSet, TenantOrigins};
 
 pub use error::PgError;
 pub use follow::{PgFollow, PgStatus};
@@ -72,6 +73,7 @@ pub use tokio_postgres;
 
 use connect::Connect;
 use follow::Setup;
+use hosts::Hosts;
 use spelling::Rows;
 use table::Table;
 
@@ -80,12 +82,15 @@ const CHECK_EVERY: Duration = Duration::from_secs(5);
 
 /// An [`OriginSet`] loaded from a PostgreSQL table and kept in step with it: see the
 /// [module](self). The table is `tenant_origins(origin text primary key)` unless set with
-/// [`table`](Self::table); its notification channel has the table's name.
+/// [`table`](Self::table); its notification channel has the table's name. With
+/// [`tenant_hosts`](Self::tenant_hosts), each tenant's origins on its own host too, from a
+/// second table followed on the same connection.
 #[derive(Clone)]
 pub struct PgOrigins {
     connect: Connect,
     set: OriginSet,
     table: Table,
+    hosts: Option<Hosts>,
     check_every: Duration,
 }
 
@@ -95,6 +100,7 @@ impl fmt::Debug for PgOrigins {
             .field("set", &self.set)
             .field("table", &self.table.name)
             .field("column", &self.table.column)
+            .field("hosts", &self.hosts.as_ref().map(Hosts::name))
             .field("check_every", &self.check_every)
             .field("connect", &self.connect)
             .finish()
@@ -134,6 +140,7 @@ impl PgOrigins {
             connect,
             set: set.clone(),
             table: Table::new("tenant_origins", "origin").expect("the default names are checked"),
+            hosts: None,
             check_every: CHECK_EVERY,
         }
     }
@@ -165,6 +172,33 @@ impl PgOrigins {
         Ok(self)
     }
 
+    /// Also each tenant's origins on its own host, into `tenants` (a set keyed by host, made
+    /// with [`TenantOrigins::new`]), from the table
+    /// `tenant_host_origins(host text, origin text, primary key (host, origin))`, followed on
+    /// the same connection, with the same guarantees: a changed row's host is sent with
+    /// `NOTIFY` and its rows read again, the whole table after a reconnection, no query per
+    /// request. A host is written as the set writes it (`ACME.api.example.` is
+    /// `acme.api.example`); a row whose host has a port, or whose origin a list would refuse,
+    /// is skipped and logged. A set keyed otherwise is an error naming `tenant_origins`.
+    ///
+    /// ```
+    /// use cors_axum::cors::postgres::PgOrigins;
+    /// use cors_axum::cors::{OriginSet, TenantKey, TenantOrigins};
+    /// use http::HeaderName;
+    ///
+    /// let source = PgOrigins::new("postgres://app@db/app", &OriginSet::new("tenants"))?;
+    /// let source = source.tenant_hosts(&TenantOrigins::new("tenant_hosts"))?;
+    /// assert!(source.schema_sql().contains("CREATE TABLE IF NOT EXISTS tenant_host_origins"));
+    /// let by_header = TenantKey::header(HeaderName::from_static("x-tenant"));
+    /// let err = source.tenant_hosts(&TenantOrigins::keyed_by("t", by_header)).unwrap_err();
+    /// assert_eq!(err.field(), Some("tenant_origins"));
+    /// # Ok::<(), cors_axum::cors::postgres::PgError>(())
+    /// ```
+    pub fn tenant_hosts(mut self, tenants: &TenantOrigins) -> Result<Self, PgError> {
+        self.hosts = Some(Hosts::new(tenants)?);
+        Ok(self)
+    }
+
     /// How often the follow checks that the server answers and that the table and its
     /// triggers are there (5 s unless set; each question must be answered within the same
     /// time, so a silent server is noticed within twice it). A tenth of a second at least.
@@ -175,9 +209,11 @@ impl PgOrigins {
     }
 
     /// The statements that create the table, its notifying function and its triggers when
-    /// missing (and make the triggers fire always); safe to run from several replicas at once.
+    /// missing (and make the triggers fire always), and the same of the hosts' table with
+    /// [`tenant_hosts`](Self::tenant_hosts); safe to run from several replicas at once.
     pub fn schema_sql(&self) -> String {
-        self.table.schema_sql()
+        let hosts = self.hosts.as_ref().map(Hosts::schema_sql);
+        self.table.schema_sql() + &hosts.unwrap_or_default()
     }
 
     /// Creates the table and its triggers if missing ([`schema_sql`](Self::schema_sql)), over
@@ -219,6 +255,7 @@ impl PgOrigins {
             connect: self.connect,
             rows: Rows::new(&self.set),
             table: self.table,
+            hosts: self.hosts,
             check_every: self.check_every,
         })
     }

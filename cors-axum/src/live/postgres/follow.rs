@@ -15,6 +15,7 @@ use tracing::instrument::WithSubscriber as _;
 
 use super::connect::{Connect, Opened, TlsStream};
 use super::error::{PgError, reason};
+use super::hosts::Hosts;
 use super::spelling::{Refused, Rows};
 use super::table::{Health, Table};
 
@@ -33,6 +34,8 @@ pub(crate) struct Setup {
     pub(crate) connect: Connect,
     pub(crate) table: Table,
     pub(crate) rows: Rows,
+    /// The hosts' table, followed on the same connection.
+    pub(crate) hosts: Option<Hosts>,
     pub(crate) check_every: Duration,
 }
 
@@ -141,8 +144,9 @@ struct Follow {
     warned_plain_text: bool,
 }
 
-/// One connection's notifications, in order: a payload, or why the connection ended.
-type Notified = mpsc::UnboundedReceiver<Result<String, tokio_postgres::Error>>;
+/// One connection's notifications, in order: a channel and a payload, or why the connection
+/// ended.
+type Notified = mpsc::UnboundedReceiver<Result<(String, String), tokio_postgres::Error>>;
 
 impl Follow {
     /// Connects, reads, follows; on failure, waits and starts again. Logs the first failure of
@@ -197,7 +201,10 @@ impl Follow {
                  anyone on the path can read it and grant origins by changing what it carries; \
                  use TLS (`sslmode=verify-full`, see the guide)");
         }
-        let listen = self.setup.table.listen_sql();
+        let mut listen = self.setup.table.listen_sql();
+        if let Some(hosts) = &self.setup.hosts {
+            listen = format!("{listen}; {}", hosts.table.listen_sql());
+        }
         if let Err(why) = self.bounded(client.batch_execute(&listen)).await {
             return why;
         }
@@ -227,7 +234,8 @@ impl Follow {
             let wake = full_read_due.map_or(next_check, |due| due.min(next_check));
             match timeout_at(wake.into(), notified.recv()).await {
                 Ok(Some(first)) => {
-                    let (rows, full) = match batch(first, notified) {
+                    let hosts_channel = self.setup.hosts.as_ref().map(Hosts::name);
+                    let (rows, hosts, full) = match batch(first, notified, hosts_channel) {
                         Ok(batch) => batch,
                         Err(why) => return why,
                     };
@@ -236,6 +244,11 @@ impl Follow {
                     }
                     if !rows.is_empty()
                         && let Err(why) = self.patch(client, rows).await
+                    {
+                        return why;
+                    }
+                    if !hosts.is_empty()
+                        && let Err(why) = self.patch_hosts(client, hosts).await
                     {
                         return why;
                     }
@@ -267,26 +280,27 @@ impl Follow {
     /// connection alive; logs a change of the table's state once, and reads it whole when it
     /// comes back in step.
     async fn check(&mut self, client: &Client) -> Result<Health, String> {
-        let sql = self.setup.table.health_sql();
-        let row = self.bounded(client.query_one(&sql, &[])).await?;
-        let health = match (row.try_get(0), row.try_get(1)) {
-            (Ok(exists), Ok(always)) => self.setup.table.health(exists, always),
-            _ => return Err("the check of the table answered something else".to_owned()),
-        };
+        let mut table = &self.setup.table;
+        let mut health = self.health(client, table).await?;
+        if let Some(hosts) = &self.setup.hosts
+            && health == Health::InStep
+        {
+            table = &hosts.table;
+            health = self.health(client, table).await?;
+        }
+        let (name, why) = (table.name.clone(), table.drift_message(health));
         if health != self.drift {
-            let table = &self.setup.table;
             if health == Health::InStep {
-                tracing::info!(table = %table.name,
+                tracing::info!(table = %name,
                     "origins: the table and its triggers are back; the table is read again");
                 self.drift = health;
                 self.full_read(client).await?;
             } else {
-                tracing::error!(table = %table.name, "origins: {}", table.drift_message(health));
+                tracing::error!(table = %name, "origins: {why}");
                 self.drift = health;
             }
         }
         if health != Health::InStep {
-            let why = self.setup.table.drift_message(health);
             self.status.send_modify(|s| {
                 s.following = false;
                 s.stale_since.get_or_insert_with(Instant::now);
@@ -294,6 +308,16 @@ impl Follow {
             });
         }
         Ok(health)
+    }
+
+    /// Whether `table` is there and its triggers fire.
+    async fn health(&self, client: &Client, table: &Table) -> Result<Health, String> {
+        let sql = table.health_sql();
+        let row = self.bounded(client.query_one(&sql, &[])).await?;
+        match (row.try_get(0), row.try_get(1)) {
+            (Ok(exists), Ok(always)) => Ok(table.health(exists, always)),
+            _ => Err("the check of the table answered something else".to_owned()),
+        }
     }
 
     /// When a full read may come: now, or a second after the last one.
@@ -308,7 +332,15 @@ impl Follow {
         let sql = self.setup.table.select_all_sql();
         let (rows, not_utf8) = self.read(client, &sql, &[]).await?;
         let refused = self.setup.rows.replace(&rows, not_utf8);
-        self.log(refused);
+        self.log(&self.setup.table.name, refused);
+        if let Some(sql) = self.setup.hosts.as_ref().map(Hosts::select_all_sql) {
+            let (rows, not_utf8) = self.read(client, &sql, &[]).await?;
+            if let Some(hosts) = &mut self.setup.hosts {
+                let refused = hosts.replace(&rows, not_utf8);
+                let name = hosts.name().to_owned();
+                self.log(&name, refused);
+            }
+        }
         self.last_full_read = Some(Instant::now());
         let in_step = self.drift == Health::InStep;
         self.status.send_modify(|s| {
@@ -330,7 +362,27 @@ impl Follow {
         let (present, _) = self.read(client, &sql, &[&lookups]).await?;
         let present: HashSet<String> = present.into_iter().collect();
         let refused = self.setup.rows.patch(&changed, &present);
-        self.log(refused);
+        self.log(&self.setup.table.name, refused);
+        Ok(())
+    }
+
+    /// Reads the rows of the notified hosts again and replaces their origins.
+    async fn patch_hosts(
+        &mut self,
+        client: &Client,
+        changed: HashSet<String>,
+    ) -> Result<(), String> {
+        let Some(hosts) = &mut self.setup.hosts else {
+            return Ok(());
+        };
+        let (keys, refused) = hosts.keys(&changed);
+        let (sql, name) = (hosts.select_some_sql(), hosts.name().to_owned());
+        self.log(&name, refused);
+        let (rows, _) = self.read(client, &sql, &[&keys]).await?;
+        if let Some(hosts) = &mut self.setup.hosts {
+            let refused = hosts.patch(&keys, &rows);
+            self.log(&name, refused);
+        }
         Ok(())
     }
 
@@ -388,9 +440,9 @@ impl Follow {
         });
     }
 
-    fn log(&self, refused: Refused) {
+    fn log(&self, table: &str, refused: Refused) {
         for (row, why) in refused.0 {
-            tracing::warn!(table = %self.setup.table.name, row = %row.escape_debug(),
+            tracing::warn!(table = %table, row = %row.escape_debug(),
                 "origins: a row is skipped: {}", why.escape_debug());
         }
     }
@@ -400,28 +452,32 @@ fn silent(every: Duration) -> String {
     format!("the server did not answer within {every:?}: the connection is taken for lost")
 }
 
-/// The notifications that came together: the rows they name, and whether one asks for a full
-/// read (`*`, or no payload).
+/// The notifications that came together: the rows they name, the hosts those on the channel
+/// of the hosts' table name, and whether one asks for a full read (`*`, or no payload).
 fn batch(
-    first: Result<String, tokio_postgres::Error>,
+    first: Result<(String, String), tokio_postgres::Error>,
     notified: &mut Notified,
-) -> Result<(HashSet<String>, bool), String> {
-    let mut rows = HashSet::new();
+    hosts_channel: Option<&str>,
+) -> Result<(HashSet<String>, HashSet<String>, bool), String> {
+    let (mut rows, mut hosts) = (HashSet::new(), HashSet::new());
     let mut full = false;
     let mut next = Some(first);
     while let Some(message) = next {
         match message {
-            Ok(payload) if payload.is_empty() || payload == "*" => full = true,
-            Ok(payload) => {
+            Ok((_, payload)) if payload.is_empty() || payload == "*" => full = true,
+            Ok((channel, payload)) if Some(channel.as_str()) == hosts_channel => {
+                hosts.insert(payload);
+            }
+            Ok((_, payload)) => {
                 rows.insert(payload);
             }
             Err(error) => return Err(reason(&error)),
         }
-        next = (rows.len() < BATCH)
+        next = (rows.len() + hosts.len() < BATCH)
             .then(|| notified.try_recv().ok())
             .flatten();
     }
-    Ok((rows, full))
+    Ok((rows, hosts, full))
 }
 
 /// Drives the connection in a task of its own (stopped when the returned guard drops), its
@@ -432,7 +488,9 @@ fn drive(mut connection: Connection<Socket, TlsStream>) -> (Notified, AbortOnDro
         loop {
             let message = std::future::poll_fn(|cx| connection.poll_message(cx)).await;
             let sent = match message {
-                Some(Ok(AsyncMessage::Notification(n))) => tx.send(Ok(n.payload().to_owned())),
+                Some(Ok(AsyncMessage::Notification(n))) => {
+                    tx.send(Ok((n.channel().to_owned(), n.payload().to_owned())))
+                }
                 Some(Ok(_)) => Ok(()),
                 Some(Err(error)) => {
                     let _ = tx.send(Err(error));
