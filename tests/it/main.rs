@@ -16,6 +16,7 @@ mod api;
 mod example;
 
 mod any_origin_warning;
+mod architecture;
 mod browser;
 mod cors_example;
 mod design_table;

@@ -44,7 +44,9 @@ pub use cors_axum_core::{
 pub use cors_axum_core as engine;
 
 /// The `cookie` crate, whose `Cookie` [`CorsService::set_cookie_with`] takes, at the version
-/// this crate uses.
+/// this crate uses (feature `cookie`).
+#[cfg(feature = "cookie")]
+#[cfg_attr(docsrs, doc(cfg(feature = "cookie")))]
 pub use cookie;
 
 /// What an [asynchronous origin decision](crate::AllowOrigin::async_predicate) is given, and

@@ -5,7 +5,6 @@ use std::sync::{Arc, Mutex, MutexGuard, Once, PoisonError};
 
 use axum::extract::FromRequestParts;
 use axum::response::{IntoResponse, Response};
-use cookie::{Cookie, SameSite};
 use cors_axum_core::ActualDecision;
 use http::request::Parts;
 use http::{HeaderMap, HeaderValue, StatusCode, header};
@@ -16,7 +15,8 @@ use http::{HeaderMap, HeaderValue, StatusCode, header};
 #[derive(Debug)]
 pub(crate) struct ResponseState {
     decision: ActualDecision,
-    cookies: Mutex<Vec<Cookie<'static>>>,
+    /// The `Set-Cookie` values handlers asked for.
+    cookies: Mutex<Vec<HeaderValue>>,
     credentialed: AtomicBool,
 }
 
@@ -37,25 +37,18 @@ impl ResponseState {
 
     /// The cookies handlers set. A handler that panicked while holding the lock left a valid
     /// list behind (a push either happened or not), so a poisoned lock is used as it is.
-    fn cookies(&self) -> MutexGuard<'_, Vec<Cookie<'static>>> {
+    fn cookies(&self) -> MutexGuard<'_, Vec<HeaderValue>> {
         self.cookies.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// Appends the cookies set by handlers; whether the response is credentialed.
     pub(crate) fn write_cookies(&self, headers: &mut HeaderMap) -> bool {
         let cookies = std::mem::take(&mut *self.cookies());
-        for cookie in &cookies {
-            match HeaderValue::try_from(cookie.encoded().to_string()) {
-                Ok(value) => {
-                    headers.append(header::SET_COOKIE, value);
-                }
-                Err(_) => tracing::error!(
-                    cookie = cookie.name(),
-                    "cookie dropped: its attributes are not a valid header value"
-                ),
-            }
+        let credentialed = !cookies.is_empty();
+        for cookie in cookies {
+            headers.append(header::SET_COOKIE, cookie);
         }
-        !cookies.is_empty() || self.credentialed.load(Ordering::Relaxed)
+        credentialed || self.credentialed.load(Ordering::Relaxed)
     }
 }
 
@@ -105,7 +98,8 @@ fn is_same_host(decision: &ActualDecision, parts: &Parts) -> bool {
 /// default, no cookie from a cross-site response; the findings per engine and attribute are in
 /// `docs/COOKIES.md`.
 ///
-/// Use [`set_cookie_with`](Self::set_cookie_with) for full control.
+/// For other attributes (`Max-Age`, `Domain`, ...), enable the `cookie` feature and give a
+/// `cookie::Cookie` to `set_cookie_with`.
 ///
 /// ```
 /// use cors_axum::prelude::*;
@@ -129,25 +123,43 @@ pub struct CorsService {
 }
 
 impl CorsService {
-    /// Adds a cookie named `name` with `value` (percent-encoded as needed) and the default
-    /// attributes described above, and makes the response credentialed.
-    pub fn set_cookie(&self, name: impl Into<String>, value: impl Into<String>) {
-        let mut cookie = Cookie::new(name.into(), value.into());
-        cookie.set_path("/");
-        cookie.set_http_only(true);
-        if self.same_site {
-            cookie.set_same_site(SameSite::Lax);
+    /// Adds a cookie named `name` with `value` and the default attributes described above, and
+    /// makes the response credentialed. The name and value are percent-encoded where they hold
+    /// bytes a cookie may not (spaces, `;`, `,`, `=`, quotes, controls, non-ASCII), as the
+    /// `cookie` crate's `Cookie::encoded` does, so that `Cookie::parse_encoded` reads them back.
+    ///
+    /// ```
+    /// # use cors_axum::CorsService;
+    /// # fn handler(cors: CorsService) {
+    /// cors.set_cookie("one", "value for one"); // Set-Cookie: one=value%20for%20one; Path=/; ...
+    /// # }
+    /// ```
+    pub fn set_cookie(&self, name: impl AsRef<str>, value: impl AsRef<str>) {
+        let attributes = if self.same_site {
+            "; Path=/; HttpOnly; SameSite=Lax"
         } else {
-            cookie.set_same_site(SameSite::None);
-            cookie.set_secure(true);
-            cookie.set_partitioned(true);
-        }
-        self.set_cookie_with(cookie);
+            "; Path=/; HttpOnly; SameSite=None; Secure; Partitioned"
+        };
+        let cookie = format!(
+            "{}={}{attributes}",
+            Encoded(name.as_ref()),
+            Encoded(value.as_ref())
+        );
+        let cookie = HeaderValue::try_from(cookie).expect("an encoded cookie is a header value");
+        self.request.cookies().push(cookie);
     }
 
-    /// Adds `cookie` as it is, and makes the response credentialed.
-    pub fn set_cookie_with(&self, cookie: Cookie<'static>) {
-        self.request.cookies().push(cookie);
+    /// Adds `cookie` as it is, and makes the response credentialed (feature `cookie`).
+    #[cfg(feature = "cookie")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "cookie")))]
+    pub fn set_cookie_with(&self, cookie: cookie::Cookie<'_>) {
+        match HeaderValue::try_from(cookie.encoded().to_string()) {
+            Ok(value) => self.request.cookies().push(value),
+            Err(_) => tracing::error!(
+                cookie = cookie.name(),
+                "cookie dropped: its attributes are not a valid header value"
+            ),
+        }
     }
 
     /// Makes the response credentialed without setting a cookie (for example when it depends
@@ -205,4 +217,41 @@ pub(crate) fn warn_any_origin_with_credentials() {
              CorsModule::with_opts(CorsOptions::new().origin(..))"
         );
     });
+}
+
+/// A cookie name or value, percent-encoded where it holds a byte outside what the `cookie`
+/// crate leaves as it is: controls, non-ASCII, and ``space " # % ( ) , / : ; < = > ? @ [ \ ] ^ ` { | }``.
+struct Encoded<'a>(&'a str);
+
+impl std::fmt::Display for Encoded<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for &byte in self.0.as_bytes() {
+            let kept = byte.is_ascii_graphic() && !b"\"#%(),/:;<=>?@[\\]^`{|}".contains(&byte);
+            if kept {
+                write!(f, "{}", byte as char)?;
+            } else {
+                write!(f, "%{byte:02X}")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Encoded;
+
+    #[test]
+    fn names_and_values_are_encoded_as_the_cookie_crate_encodes_them() {
+        let cases = [
+            ("value for one", "value%20for%20one"),
+            ("this; value%?", "this%3B%20value%25%3F"),
+            ("a=b,c(d)\"e\"", "a%3Db%2Cc%28d%29%22e%22"),
+            ("plain-token_1.2~*!$&'+", "plain-token_1.2~*!$&'+"),
+            ("é\u{7f}\n", "%C3%A9%7F%0A"),
+        ];
+        for (raw, encoded) in cases {
+            assert_eq!(Encoded(raw).to_string(), encoded, "{raw:?}");
+        }
+    }
 }
