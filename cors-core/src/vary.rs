@@ -41,7 +41,7 @@ impl Vary {
 
     /// Merges the names into `headers`: the prebuilt value when the answer has no `Vary` yet
     /// (no allocation), [`merge_vary`] otherwise. Not inlined into its callers, so that the
-    /// map's append is inlined here, where the name is known and its hash a constant.
+    /// map's append, for a name known here, is inlined into it.
     pub(crate) fn apply(&self, headers: &mut HeaderMap) {
         // An append looks the name up once, where an entry or a lookup then an insert cost
         // more: with no `Vary` yet, the common case, that is all.
