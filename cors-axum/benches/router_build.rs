@@ -63,7 +63,7 @@ fn post_route(into: MethodRouter, setup: RouteSetup<()>) -> MethodRouter {
     route_into(into, MethodFilter::POST, handler, setup)
 }
 
-fn no_needs(_: &mut Needs) {}
+fn no_needs(_: usize, _: &mut Needs) {}
 
 fn paths() -> Vec<&'static str> {
     (0..PATHS)
@@ -92,6 +92,7 @@ fn routes(paths: &[&'static str]) -> &'static [RouteDef<()>] {
                 layered: false,
                 providers: None,
                 needs: no_needs,
+                index: 0,
                 doc: RouteDoc::UNDOCUMENTED,
             })
         })

@@ -150,8 +150,11 @@ pub struct RouteDef<S: 'static> {
     /// Route-level providers (`providers = [..]`, `cors = ..` of `#[route]`).
     pub providers: Option<fn() -> ProviderBuilder>,
     /// What the handler (and the controller, for `&self` handlers) extracts that the module
-    /// must provide: `Inject<T>`, `CorsService`.
-    pub needs: fn(&mut Needs),
+    /// must provide (`Inject<T>`, `CorsService`): declared by the controller's one function for
+    /// all its routes, given the route's index.
+    pub needs: fn(usize, &mut Needs),
+    /// The route's index among its controller's, for [`needs`](Self::needs).
+    pub index: usize,
     /// What the route says about itself in an OpenAPI document; empty without the `openapi`
     /// feature.
     pub doc: RouteDoc,
@@ -166,7 +169,8 @@ impl<S: 'static> RouteDef<S> {
         path: &'static str,
         handler: &'static str,
         method_router: fn(MethodRouter<S>, RouteSetup<S>) -> MethodRouter<S>,
-        needs: fn(&mut Needs),
+        needs: fn(usize, &mut Needs),
+        index: usize,
     ) -> Self {
         Self {
             method,
@@ -177,6 +181,7 @@ impl<S: 'static> RouteDef<S> {
             layered: false,
             providers: None,
             needs,
+            index,
             doc: RouteDoc::UNDOCUMENTED,
         }
     }
@@ -270,7 +275,7 @@ mod tests {
         into
     }
 
-    fn needs(needs: &mut Needs) {
+    fn needs(_: usize, needs: &mut Needs) {
         needs.cors_service = true;
     }
 
@@ -278,12 +283,13 @@ mod tests {
         ProviderBuilder::new()
     }
 
-    const PLAIN: RouteDef<()> = RouteDef::new(Method::GET, "/items", "list", router, needs);
+    const PLAIN: RouteDef<()> = RouteDef::new(Method::GET, "/items", "list", router, needs, 0);
     const GUARDS: &[GuardFn<()>] = &[guard::<RequestContext, ()>()];
-    const FULL: RouteDef<()> = RouteDef::new(Method::PUT, "/items/{id}", "update", router, needs)
-        .guards(GUARDS)
-        .layered()
-        .providers(providers);
+    const FULL: RouteDef<()> =
+        RouteDef::new(Method::PUT, "/items/{id}", "update", router, needs, 1)
+            .guards(GUARDS)
+            .layered()
+            .providers(providers);
 
     #[test]
     fn a_route_def_has_only_what_it_is_given_beside_the_constructor() {
@@ -296,7 +302,7 @@ mod tests {
         assert!(plain.guards.is_empty());
         assert!(!plain.layered);
         assert!(plain.providers.is_none());
-        assert!(Needs::of(plain.needs).cors_service);
+        assert!(Needs::of(plain.needs, plain.index).cors_service);
 
         assert_eq!((full.method, full.path), (Method::PUT, "/items/{id}"));
         assert_eq!(full.guards.len(), 1);

@@ -46,6 +46,23 @@ pub mod app {
     pub use crate::needs::{GuardInjects, InjectedValues};
     pub use crate::provider::InjectRejection;
     pub use crate::table::{RouteInfo, RouteTable};
+
+    /// What the macros check when a controller or module is compiled: traits a handler's arguments
+    /// and result, a controller and a module's state must meet, implemented for every type that
+    /// meets them. They are named in compile errors, each with a message that says what to change;
+    /// code never implements or calls them.
+    pub mod checks {
+        pub use crate::__private::{
+            AnyStateInstance, AnyStateLastArgument, AnyStatePartsArgument, ControllerField,
+            HandlerOutput, LastArgument, PartsArgument, StateArgument, StatePart,
+            any_state_last_argument, any_state_parts_argument, field, handler_output,
+            last_argument, parts_argument, state_argument,
+        };
+        pub use crate::controller::{
+            ControllerInstance, ListedIn, ListedInAnyState, ModuleState, NeedsState,
+        };
+        pub use crate::module::IntoImport;
+    }
 }
 
 pub mod guide {

@@ -40,9 +40,9 @@ pub(crate) struct GuardNeed {
 impl Needs {
     /// The needs that `declare` writes.
     #[inline]
-    pub(crate) fn of(declare: fn(&mut Needs)) -> Self {
+    pub(crate) fn of(declare: fn(usize, &mut Needs), route: usize) -> Self {
         let mut needs = Needs::default();
-        declare(&mut needs);
+        declare(route, &mut needs);
         needs
     }
 
@@ -286,11 +286,11 @@ mod tests {
 
     #[test]
     fn probes_find_injected_types_and_cors_service_only() {
-        let needs = Needs::of(declare_all);
+        let needs = Needs::of(|_, needs| declare_all(needs), 0);
         assert_eq!(needs.injected.len(), 1, "{needs:?}");
         assert_eq!(needs.injected[0].0, TypeId::of::<Db>());
         assert!(needs.injected[0].1.ends_with("Db"));
         assert!(needs.cors_service);
-        assert!(!Needs::of(|needs| (&&Probe::<String>::new()).declare(needs)).cors_service);
+        assert!(!Needs::of(|_, needs| (&&Probe::<String>::new()).declare(needs), 0).cors_service);
     }
 }

@@ -290,6 +290,7 @@ fn expand_impl(
             .collect(),
     };
     let functions = items.iter().map(|items| &items.functions);
+    let needs_fn = crate::route::needs_fn(items.iter().map(|items| &items.needs));
     let defs = items.iter().map(|items| &items.def);
     let (providers_fn, providers_ref) = controller_providers(&args);
     let listed = listed_impls(&self_ty, &args, inferred.as_ref());
@@ -303,6 +304,7 @@ fn expand_impl(
             #private_use
             #probe_traits
             #(#functions)*
+            #needs_fn
             #providers_fn
             #state_checks
 

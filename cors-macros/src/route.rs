@@ -106,8 +106,7 @@ impl Route {
             .chain(&self.args.level.guards)
             .flatten()
             .collect();
-        let needs_name = format_ident!("__cors_route_needs_{}", index);
-        let needs_fn = needs_fn(&needs_name, item, &arguments, self_ty, &route_guards);
+        let needs = needs_arm(index, item, &arguments, self_ty, &route_guards);
         let (doc_fn, doc) = self.docs(index, item, &arguments, self_ty, level);
 
         let (providers_fn, providers_ref) = match self.args.level.providers() {
@@ -117,11 +116,12 @@ impl Route {
             ),
             None => (TokenStream::new(), TokenStream::new()),
         };
-        let def = self.def(controller, &router, &needs_name, providers_ref, doc);
+        let def = self.def(controller, &router, index, providers_ref, doc);
         let router_fn = router.tokens;
         RouteItems {
-            functions: quote!(#router_fn #needs_fn #providers_fn #doc_fn),
+            functions: quote!(#router_fn #providers_fn #doc_fn),
             def,
+            needs,
         }
     }
 
@@ -188,7 +188,7 @@ impl Route {
         &self,
         controller: &ControllerContext<'_>,
         router: &RouterFn,
-        needs: &Ident,
+        index: usize,
         providers_ref: TokenStream,
         doc: TokenStream,
     ) -> TokenStream {
@@ -219,7 +219,8 @@ impl Route {
                 #path,
                 #handler_name,
                 #router_ref,
-                #needs,
+                __cors_route_needs,
+                #index,
             ) #guards #layered #providers_ref #doc
         }
     }
@@ -397,12 +398,15 @@ pub(crate) struct RouteItems {
     pub(crate) functions: TokenStream,
     /// Its `RouteDef`.
     pub(crate) def: TokenStream,
+    /// Its arm of the controller's `__cors_route_needs`.
+    pub(crate) needs: TokenStream,
 }
 
-/// The function `name` that declares what the route needs from its module: the needs of each
-/// argument and, for a method, of the controller's fields.
-fn needs_fn(
-    name: &Ident,
+/// The arm of the controller's `__cors_route_needs` for route `index`: what the route needs
+/// from its module, the needs of each argument and, for a method, of the controller's fields.
+/// One function for the controller's routes, rather than one per route.
+fn needs_arm(
+    index: usize,
     item: &ImplItemFn,
     arguments: &[(Ident, TokenList)],
     self_ty: &Type,
@@ -416,11 +420,24 @@ fn needs_fn(
     let guard_needs = guards.iter().map(|guard| declare_guard(guard));
     // The probes' traits are imported once for the controller (`probe_traits`).
     quote! {
-        #[allow(clippy::needless_borrow)]
-        fn #name(__needs: &mut #private::Needs) {
+        #index => {
             #field_needs
             #((&&#private::Probe::<#types>::new()).declare(__needs);)*
             #(#guard_needs)*
+        }
+    }
+}
+
+/// The controller's one function that declares what each of its routes needs (`arms`).
+pub(crate) fn needs_fn<'a>(arms: impl Iterator<Item = &'a TokenStream>) -> TokenStream {
+    let private = private();
+    quote! {
+        #[allow(clippy::needless_borrow)]
+        fn __cors_route_needs(__route: usize, __needs: &mut #private::Needs) {
+            match __route {
+                #(#arms)*
+                _ => {}
+            }
         }
     }
 }

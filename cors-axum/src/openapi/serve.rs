@@ -92,6 +92,7 @@ impl<S: Clone + Send + Sync + 'static> OpenapiRoutes<S> {
             layered: false,
             providers: None,
             needs: needs_nothing,
+            index: 0,
             doc: RouteDoc::new(
                 "The OpenAPI document of these routes",
                 "",
@@ -108,6 +109,7 @@ impl<S: Clone + Send + Sync + 'static> OpenapiRoutes<S> {
             layered: false,
             providers: None,
             needs: needs_nothing,
+            index: 0,
             doc: RouteDoc::new(
                 "A page that shows the OpenAPI document",
                 "",
@@ -134,7 +136,7 @@ impl<S: Clone + Send + Sync + 'static> OpenapiRoutes<S> {
     }
 }
 
-fn needs_nothing(_: &mut Needs) {}
+fn needs_nothing(_: usize, _: &mut Needs) {}
 
 fn document_router<S>(into: MethodRouter<S>, setup: RouteSetup<S>) -> MethodRouter<S>
 where

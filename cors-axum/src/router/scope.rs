@@ -48,7 +48,7 @@ impl Scopes {
     ) -> Result<Prepared, BuildError> {
         let module = &walk.modules[route.module];
         let controller_providers = &controller_of(walk, route).providers;
-        let need = Needs::of(route.def.needs);
+        let need = Needs::of(route.def.needs, route.def.index);
         let levels = [
             route.providers.as_ref(),
             controller_providers.as_ref(),

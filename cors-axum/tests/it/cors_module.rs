@@ -780,13 +780,14 @@ impl cors_axum::app::Module for Unexpected {
             let filter = axum::routing::MethodFilter::GET;
             route_into(into, filter, || async { "unexpected" }, setup)
         }
-        fn needs(_: &mut Needs) {}
+        fn needs(_: usize, _: &mut Needs) {}
         static ROUTES: [RouteDef<()>; 1] = [RouteDef::new(
             http::Method::GET,
             "/unexpected",
             "get",
             get,
             needs,
+            0,
         )];
         ModuleDefinition::new::<Unexpected>("Unexpected")
             .import(CorsModule::with_opts(
