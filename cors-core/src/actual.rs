@@ -149,6 +149,16 @@ impl DecisionExtras {
 }
 
 impl ActualDecision {
+    /// Whether all [`write_headers`](Self::write_headers) writes is `Vary: Origin`: a request
+    /// without `Origin` under a policy whose answers vary by origin, with no other names to
+    /// vary on. A caller may then keep no decision and write that alone
+    /// ([`vary_on_origin`](crate::vary_on_origin)).
+    pub fn varies_by_origin_alone(&self) -> bool {
+        self.verdict == Verdict::NotCors
+            && self.vary_origin
+            && self.extras.as_ref().is_none_or(|e| e.vary_names.is_none())
+    }
+
     /// Whether the request had an `Origin` header, i.e. is a CORS request.
     pub fn is_cors(&self) -> bool {
         self.verdict != Verdict::NotCors

@@ -50,4 +50,4 @@ pub use refusal::Refusal;
 pub use request::{Classification, CorsRequest, OriginAnswer, RequestKind};
 pub use tenant_key::TenantKey;
 pub use tenant_origins::TenantOrigins;
-pub use vary::merge_vary;
+pub use vary::{merge_vary, vary_on_origin};

@@ -70,6 +70,26 @@ impl Vary {
     }
 }
 
+/// Adds `Origin` to the answer's `Vary`, merged with the names it lists already: what an
+/// answer to a request without `Origin` gets under a policy whose answers vary by origin
+/// ([`ActualDecision::varies_by_origin_alone`](crate::ActualDecision::varies_by_origin_alone)).
+///
+/// ```
+/// use cors_axum_core::vary_on_origin;
+/// use http::{HeaderMap, HeaderValue, header::VARY};
+///
+/// let mut headers = HeaderMap::new();
+/// vary_on_origin(&mut headers);
+/// assert_eq!(headers[VARY], "Origin");
+/// let mut headers = HeaderMap::new();
+/// headers.insert(VARY, HeaderValue::from_static("accept-encoding"));
+/// vary_on_origin(&mut headers);
+/// assert_eq!(headers[VARY], "accept-encoding, Origin");
+/// ```
+pub fn vary_on_origin(headers: &mut HeaderMap) {
+    VARY_ORIGIN.apply(headers);
+}
+
 /// Merges the names listed in `names` (a `Vary` value: comma-separated header names) into the
 /// `Vary` of `headers`: inserted as it is when there is none; otherwise every name not listed yet
 /// (compared case-insensitively) is appended, and a `Vary: *` is left as it is.

@@ -2,17 +2,20 @@
 //! of unknown paths, and the `204` with `Allow` of the `OPTIONS` routes `CorsModule` generates.
 
 use std::convert::Infallible;
+use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use axum::body::Body;
 use axum::response::Response;
 use http::{HeaderValue, Method, Request, StatusCode, header};
 
-/// An empty answer with a fixed status and, for `OPTIONS`, the path's `Allow`.
+/// An empty answer with a fixed status and, for `OPTIONS`, the path's `Allow`, behind a
+/// reference count: axum clones a route's service for every request, and a count costs less
+/// to clone than a header value.
 #[derive(Debug, Clone)]
 pub(crate) struct FixedAnswer {
     status: StatusCode,
-    allow: Option<HeaderValue>,
+    allow: Option<Arc<HeaderValue>>,
 }
 
 impl FixedAnswer {
@@ -35,9 +38,9 @@ impl FixedAnswer {
             .join(", ");
         Self {
             status: StatusCode::NO_CONTENT,
-            allow: Some(
+            allow: Some(Arc::new(
                 HeaderValue::from_str(&allow).expect("method names are tokens, a header value"),
-            ),
+            )),
         }
     }
 }
@@ -62,7 +65,9 @@ impl FixedAnswer {
         let mut response = Response::new(Body::empty());
         *response.status_mut() = self.status;
         if let Some(allow) = &self.allow {
-            response.headers_mut().insert(header::ALLOW, allow.clone());
+            response
+                .headers_mut()
+                .insert(header::ALLOW, HeaderValue::clone(allow));
         }
         std::future::ready(Ok(response))
     }

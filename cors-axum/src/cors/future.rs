@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::task::{Context, Poll, ready};
 
 use axum::response::Response;
-use cors_axum_core::{ActualDecision, ResponseCredentials, merge_vary};
+use cors_axum_core::{ActualDecision, ResponseCredentials, merge_vary, vary_on_origin};
 use http::header::{self, HeaderMap, HeaderName};
 
 use super::service::{ResponseState, warn_any_origin_with_credentials};
@@ -18,6 +18,8 @@ pub(crate) enum Finish {
     Untouched,
     /// With the decision's headers written into it.
     Headers(ActualDecision),
+    /// With `Vary: Origin` alone, all a decision on a request without `Origin` writes.
+    VaryOrigin,
     /// With the decision's headers and the cookies its handler set through `CorsService`.
     Cookies(Arc<ResponseState>),
     /// A preflight's headers added to the answer of the route's own `OPTIONS` handler.
@@ -139,6 +141,10 @@ where
                     Finish::Headers(decision) => {
                         remove_cors_headers(headers);
                         write_decision(headers, decision, ResponseCredentials::Policy);
+                    }
+                    Finish::VaryOrigin => {
+                        remove_cors_headers(headers);
+                        vary_on_origin(headers);
                     }
                     Finish::Cookies(state) => {
                         remove_cors_headers(headers);

@@ -211,6 +211,10 @@ impl PathCors {
             http.extensions_mut().insert(Arc::clone(&state));
             return Decision::HandOn(Finish::Cookies(state));
         }
+        if decision.varies_by_origin_alone() {
+            // The common answer without `Origin`: nothing of the decision to keep.
+            return Decision::HandOn(Finish::VaryOrigin);
+        }
         Decision::HandOn(Finish::Headers(decision))
     }
 
