@@ -223,10 +223,12 @@ impl ActualDecision {
         })
     }
 
-    /// Adds the CORS headers to the handler's response: `Access-Control-Allow-Origin`,
-    /// `-Allow-Credentials`, `-Expose-Headers` for a granted origin, and `Vary: Origin` (merged
-    /// into the handler's `Vary`) whenever the answer depends on the origin, CORS request or
-    /// not. Allocates nothing given a map with room for the headers.
+    /// Adds the CORS headers to the handler's response, in place of any `Access-Control-*`
+    /// header the handler set (the policy owns them: a refused request is never granted by a
+    /// header set elsewhere): `Access-Control-Allow-Origin`, `-Allow-Credentials`,
+    /// `-Expose-Headers` for a granted origin, and `Vary: Origin` (merged into the handler's
+    /// `Vary`) whenever the answer depends on the origin, CORS request or not. Allocates
+    /// nothing given a map with room for the headers and no header to remove.
     ///
     /// `credentials` says whether the handler made the response credentialed. Returns why a
     /// browser will not let the script read the answer, if it will not: the
@@ -264,6 +266,12 @@ impl ActualDecision {
     /// assert!(!decision.write_headers(&mut response, ResponseCredentials::Policy));
     /// assert!(!response.contains_key("access-control-allow-origin"));
     /// assert_eq!(response["vary"], "Origin");
+    ///
+    /// // A handler's own grant is not kept.
+    /// let mut response = HeaderMap::new();
+    /// response.insert("access-control-allow-origin", HeaderValue::from_static("*"));
+    /// decision.write_headers(&mut response, ResponseCredentials::Policy);
+    /// assert!(!response.contains_key("access-control-allow-origin"));
     /// # Ok::<(), cors_axum_core::CorsConfigError>(())
     /// ```
     #[inline]
@@ -272,6 +280,7 @@ impl ActualDecision {
         response_headers: &mut HeaderMap,
         credentials: ResponseCredentials,
     ) -> bool {
+        crate::header::remove_cors_headers(response_headers);
         let credentialed = match self.credentials {
             Credentialed::Yes => true,
             Credentialed::IfResponseIs => credentials == ResponseCredentials::Include,

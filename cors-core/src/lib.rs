@@ -40,6 +40,7 @@ pub use cache_control::PreflightCacheControl;
 pub use credentials::Credentials;
 pub use error::CorsConfigError;
 pub use expose_headers::ExposeHeaders;
+pub use header::remove_cors_headers;
 pub use max_age::MaxAge;
 pub use options::{CorsOptions, PreflightStatus, RejectedPreflight};
 pub use origin_set::OriginSet;

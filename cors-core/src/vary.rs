@@ -70,9 +70,11 @@ impl Vary {
     }
 }
 
-/// Adds `Origin` to the answer's `Vary`, merged with the names it lists already: what an
-/// answer to a request without `Origin` gets under a policy whose answers vary by origin
-/// ([`ActualDecision::varies_by_origin_alone`](crate::ActualDecision::varies_by_origin_alone)).
+/// What an answer to a request without `Origin` gets under a policy whose answers vary by
+/// origin ([`ActualDecision::varies_by_origin_alone`](crate::ActualDecision::varies_by_origin_alone)),
+/// as [`ActualDecision::write_headers`](crate::ActualDecision::write_headers) writes it: any
+/// `Access-Control-*` header the handler set removed, and `Origin` added to its `Vary`,
+/// merged with the names it lists already.
 ///
 /// ```
 /// use cors_axum_core::vary_on_origin;
@@ -87,6 +89,7 @@ impl Vary {
 /// assert_eq!(headers[VARY], "accept-encoding, Origin");
 /// ```
 pub fn vary_on_origin(headers: &mut HeaderMap) {
+    crate::header::remove_cors_headers(headers);
     VARY_ORIGIN.apply(headers);
 }
 

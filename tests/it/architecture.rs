@@ -351,7 +351,7 @@ fn a_function_renamed_or_moved_is_found() {
     let root = workspace();
     let fine = "| 2 | `cors/respond.rs` | `PathCors::decide` | the decision |\n\
                 | 1 | `handler.rs` | `Wrapped::call` | the handler |\n\
-                - `cors/layer.rs`: `Cors::call`; `cors/future.rs`: `remove_cors_headers()`\n";
+                - `cors/layer.rs`: `Cors::call`; `cors/future.rs`: `add_preflight_headers()`\n";
     assert_eq!(problems(fine, &root), Vec::<String>::new());
     let renamed = "| 2 | `cors/respond.rs` | `PathCors::decided` | the decision |\n";
     assert_eq!(

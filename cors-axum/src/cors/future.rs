@@ -7,8 +7,10 @@ use std::sync::Arc;
 use std::task::{Context, Poll, ready};
 
 use axum::response::Response;
-use cors_axum_core::{ActualDecision, ResponseCredentials, merge_vary, vary_on_origin};
-use http::header::{self, HeaderMap, HeaderName};
+use cors_axum_core::{
+    ActualDecision, ResponseCredentials, merge_vary, remove_cors_headers, vary_on_origin,
+};
+use http::header::{self, HeaderMap};
 
 use super::service::{ResponseState, warn_any_origin_with_credentials};
 
@@ -139,21 +141,20 @@ where
                 match finish {
                     Finish::Untouched => {}
                     Finish::Headers(decision) => {
-                        remove_cors_headers(headers);
-                        write_decision(headers, decision, ResponseCredentials::Policy);
+                        if decision.write_headers(headers, ResponseCredentials::Policy) {
+                            warn_any_origin_with_credentials();
+                        }
                     }
-                    Finish::VaryOrigin => {
-                        remove_cors_headers(headers);
-                        vary_on_origin(headers);
-                    }
+                    Finish::VaryOrigin => vary_on_origin(headers),
                     Finish::Cookies(state) => {
-                        remove_cors_headers(headers);
                         let credentials = if state.write_cookies(headers) {
                             ResponseCredentials::Include
                         } else {
                             ResponseCredentials::Policy
                         };
-                        write_decision(headers, state.decision(), credentials);
+                        if state.decision().write_headers(headers, credentials) {
+                            warn_any_origin_with_credentials();
+                        }
                     }
                     Finish::Preflight(cors) => add_preflight_headers(headers, std::mem::take(cors)),
                 }
@@ -165,47 +166,6 @@ where
                 self.poll(cx)
             }
         }
-    }
-}
-
-/// Writes `decision` into the answer's `headers` (in place, so that the answer is not moved),
-/// warning once of a credentialed answer under any origin.
-#[inline]
-fn write_decision(
-    headers: &mut HeaderMap,
-    decision: &ActualDecision,
-    credentials: ResponseCredentials,
-) {
-    if decision.write_headers(headers, credentials) {
-        warn_any_origin_with_credentials();
-    }
-}
-
-/// Whether `name` is a CORS response header, which the plan of a path under CORS owns.
-#[inline]
-fn is_cors_response_header(name: &HeaderName) -> bool {
-    name.as_str().starts_with("access-control-")
-}
-
-/// Removes the CORS response headers the handler (or an upstream it proxies) set: on a path
-/// under CORS they are the plan's, so that a refused request is never granted by a header set
-/// elsewhere. Looks at the names first, which costs less than a lookup per CORS header.
-#[inline]
-fn remove_cors_headers(headers: &mut HeaderMap) {
-    if headers.keys().any(is_cors_response_header) {
-        remove_foreign_cors_headers(headers);
-    }
-}
-
-#[cold]
-fn remove_foreign_cors_headers(headers: &mut HeaderMap) {
-    let foreign: Vec<HeaderName> = headers
-        .keys()
-        .filter(|name| is_cors_response_header(name))
-        .cloned()
-        .collect();
-    for name in foreign {
-        headers.remove(name);
     }
 }
 
@@ -226,7 +186,7 @@ fn add_preflight_headers(headers: &mut HeaderMap, cors: HeaderMap) {
             merge_vary(headers, &value);
         } else if *name == header::CACHE_CONTROL {
             headers.insert(header::CACHE_CONTROL, value);
-        } else if is_cors_response_header(name) {
+        } else if name.as_str().starts_with("access-control-") {
             headers.append(name.clone(), value);
         }
     }
@@ -267,22 +227,5 @@ mod tests {
             1
         );
         assert_eq!(handler[header::VARY], "Accept, Origin");
-    }
-
-    #[test]
-    fn cors_headers_set_by_a_handler_are_removed() {
-        let mut headers = HeaderMap::new();
-        headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/plain"));
-        headers.insert(
-            header::ACCESS_CONTROL_ALLOW_ORIGIN,
-            HeaderValue::from_static("*"),
-        );
-        headers.insert(
-            header::ACCESS_CONTROL_ALLOW_CREDENTIALS,
-            HeaderValue::from_static("true"),
-        );
-        remove_cors_headers(&mut headers);
-        assert_eq!(headers.len(), 1);
-        assert!(headers.contains_key(header::CONTENT_TYPE));
     }
 }

@@ -148,12 +148,12 @@ impl PathPlan {
         Self::new(plan, Vec::new())
     }
 
-    /// The plan that answers `request`, and its key: for a preflight, that of the route the
-    /// browser asks to call; for any other request, that of its own method. A path with one
-    /// plan for every method, the common case, asks nothing of the request.
+    /// The key of the plan that answers `request` ([`at`](Self::at)): for a preflight, that of
+    /// the route the browser asks to call; for any other request, that of its own method. A
+    /// path with one plan for every method, the common case, asks nothing of the request.
     #[inline]
-    pub(crate) fn route(&self, request: &CorsRequest<'_>) -> (RouteKey, &RoutePlan) {
-        let key = if self.by_method.is_empty() {
+    pub(crate) fn route(&self, request: &CorsRequest<'_>) -> RouteKey {
+        if self.by_method.is_empty() {
             RouteKey(None)
         } else if request.kind() != RequestKind::Preflight {
             self.key(request.method())
@@ -162,8 +162,7 @@ impl PathPlan {
                 .requested_method()
                 .and_then(|m| Method::from_bytes(m.as_bytes()).ok())
                 .map_or(RouteKey(None), |m| self.key(&m))
-        };
-        (key, self.at(key))
+        }
     }
 
     /// The key of the route `method` is for.

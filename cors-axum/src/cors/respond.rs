@@ -136,17 +136,11 @@ impl PathCors {
     pub(crate) fn decide(&self, http: &mut Request, resumed: Option<Resumed>) -> Decision {
         let request = Head::of(http);
         let loaded;
-        let (plan, cors, key, route, mut handshake) = match &resumed {
+        let (plan, cors, key, mut handshake) = match &resumed {
             Some(Resumed { kept, answer }) => {
                 let answer = answer.as_origin_answer();
                 let cors = request.resume(&kept.request).with_origin_answer(answer);
-                (
-                    &kept.plan,
-                    cors,
-                    kept.route,
-                    kept.plan.at(kept.route),
-                    kept.handshake,
-                )
+                (&kept.plan, cors, kept.route, kept.handshake)
             }
             None => {
                 let plan = match &self.0.source {
@@ -157,10 +151,11 @@ impl PathCors {
                     }
                 };
                 let cors = request.classify();
-                let (key, route) = plan.route(&cors);
-                (plan, cors, key, route, Handshake::default())
+                let key = plan.route(&cors);
+                (plan, cors, key, Handshake::default())
             }
         };
+        let route = plan.at(key);
         if resumed.is_none()
             && plan.asynchronous
             && let Some(lookup) = route
