@@ -100,6 +100,11 @@ impl Hosts {
         format!("SELECT {ROW_SQL} FROM {TABLE}")
     }
 
+    /// The table's fingerprint, as [`Table::fingerprint_sql`](super::table::Table::fingerprint_sql).
+    pub(crate) fn fingerprint_sql(&self) -> String {
+        super::table::fingerprint_sql(TABLE, "host || ' ' || origin")
+    }
+
     /// The rows of the hosts whose keys are `$1`, a text array, found by the index.
     pub(crate) fn select_some_sql(&self) -> String {
         format!("SELECT {ROW_SQL} FROM {TABLE} WHERE {KEY_SQL} = ANY($1)")

@@ -125,6 +125,12 @@ impl Table {
         )
     }
 
+    /// The table's fingerprint: how many rows, and the sum of their hashes, computed by the
+    /// server (one pass over the table, nothing sent but two numbers).
+    pub(crate) fn fingerprint_sql(&self) -> String {
+        fingerprint_sql(&self.name, &self.column)
+    }
+
     /// The rows of `$1`, a text array: found by the primary key; the bytes stored, as above.
     pub(crate) fn select_some_sql(&self) -> String {
         format!(
@@ -185,4 +191,10 @@ pub(crate) enum Health {
     InStep,
     NoTable,
     TriggersOff,
+}
+
+/// The fingerprint of table `name` whose rows are the text `row`: see
+/// [`Table::fingerprint_sql`].
+pub(crate) fn fingerprint_sql(name: &str, row: &str) -> String {
+    format!("SELECT count(*), coalesce(sum(hashtext({row})), 0)::bigint FROM {name}")
 }
