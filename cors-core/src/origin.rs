@@ -330,6 +330,18 @@ impl OriginPattern {
             }
     }
 
+    /// Whether one of `patterns` matches `origin`, leaving out those that allow plain-HTTP
+    /// origins off the loopback interface where `refuse_insecure` (credentials given).
+    pub(crate) fn any_matches(
+        patterns: &[OriginPattern],
+        refuse_insecure: bool,
+        origin: &ParsedOrigin<'_>,
+    ) -> bool {
+        patterns
+            .iter()
+            .any(|p| !(refuse_insecure && p.is_insecure()) && p.matches(origin))
+    }
+
     /// Whether it allows a plain-HTTP origin that is not on the loopback interface.
     pub(crate) fn is_insecure(&self) -> bool {
         *self.scheme == *b"http"

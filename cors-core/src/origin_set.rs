@@ -377,10 +377,7 @@ impl LoadedSet {
 
     /// Whether a pattern of the set matches the origin, as far as credentials let it.
     pub(crate) fn pattern(&self, origin: &ParsedOrigin<'_>) -> bool {
-        self.snapshot
-            .patterns
-            .iter()
-            .any(|p| !(self.refuse_insecure && p.is_insecure()) && p.matches(origin))
+        OriginPattern::any_matches(&self.snapshot.patterns, self.refuse_insecure, origin)
     }
 }
 

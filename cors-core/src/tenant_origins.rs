@@ -547,10 +547,7 @@ impl TenantView<'_> {
 
     /// Whether a pattern of the tenant matches the origin, as far as credentials let it.
     pub(crate) fn pattern(self, origin: &ParsedOrigin<'_>) -> bool {
-        self.tenant
-            .patterns
-            .iter()
-            .any(|p| !(self.refuse_insecure && p.is_insecure()) && p.matches(origin))
+        OriginPattern::any_matches(&self.tenant.patterns, self.refuse_insecure, origin)
     }
 }
 

@@ -84,14 +84,9 @@ impl Hosts {
                  END LOOP;
                  RETURN NULL;
              END $$;
-             CREATE OR REPLACE TRIGGER {TABLE}_notify AFTER INSERT OR UPDATE OR DELETE ON {TABLE}
-                 FOR EACH ROW EXECUTE FUNCTION {TABLE}_notify();
-             CREATE OR REPLACE TRIGGER {TABLE}_notify_truncate AFTER TRUNCATE ON {TABLE}
-                 FOR EACH STATEMENT EXECUTE FUNCTION {TABLE}_notify();
-             ALTER TABLE {TABLE} ENABLE ALWAYS TRIGGER {TABLE}_notify;
-             ALTER TABLE {TABLE} ENABLE ALWAYS TRIGGER {TABLE}_notify_truncate;
-             COMMIT;",
-            key = KEY_SQL
+             {triggers}",
+            key = KEY_SQL,
+            triggers = super::table::triggers_sql(TABLE)
         )
     }
 

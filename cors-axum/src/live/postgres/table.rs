@@ -102,13 +102,8 @@ impl Table {
                  END LOOP;
                  RETURN NULL;
              END $$;
-             CREATE OR REPLACE TRIGGER {name}_notify AFTER INSERT OR UPDATE OR DELETE ON {name}
-                 FOR EACH ROW EXECUTE FUNCTION {name}_notify();
-             CREATE OR REPLACE TRIGGER {name}_notify_truncate AFTER TRUNCATE ON {name}
-                 FOR EACH STATEMENT EXECUTE FUNCTION {name}_notify();
-             ALTER TABLE {name} ENABLE ALWAYS TRIGGER {name}_notify;
-             ALTER TABLE {name} ENABLE ALWAYS TRIGGER {name}_notify_truncate;
-             COMMIT;"
+             {triggers}",
+            triggers = triggers_sql(name)
         )
     }
 
@@ -191,6 +186,20 @@ pub(crate) enum Health {
     InStep,
     NoTable,
     TriggersOff,
+}
+
+/// The two triggers of table `name` on its function `<name>_notify`, one for each changed row,
+/// one for `TRUNCATE`, firing `ALWAYS`, and the end of the transaction that makes them.
+pub(crate) fn triggers_sql(name: &str) -> String {
+    format!(
+        "CREATE OR REPLACE TRIGGER {name}_notify AFTER INSERT OR UPDATE OR DELETE ON {name}
+                 FOR EACH ROW EXECUTE FUNCTION {name}_notify();
+             CREATE OR REPLACE TRIGGER {name}_notify_truncate AFTER TRUNCATE ON {name}
+                 FOR EACH STATEMENT EXECUTE FUNCTION {name}_notify();
+             ALTER TABLE {name} ENABLE ALWAYS TRIGGER {name}_notify;
+             ALTER TABLE {name} ENABLE ALWAYS TRIGGER {name}_notify_truncate;
+             COMMIT;"
+    )
 }
 
 /// The fingerprint of table `name` whose rows are the text `row`: see
