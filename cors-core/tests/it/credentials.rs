@@ -83,6 +83,19 @@ fn credentialed(policy: &CorsPolicy, origin: &str) -> bool {
     granted[0]
 }
 
+/// The answer to a `GET` from `origin` that the policy's lookup allowed.
+fn granted_by_lookup(policy: &CorsPolicy, origin: &'static str) -> HeaderMap {
+    let mut request = HeaderMap::new();
+    request.insert("origin", HeaderValue::from_static(origin));
+    let request = CorsRequest::new(&Method::GET, &request)
+        .with_origin_answer(cors_axum_core::OriginAnswer::Allowed);
+    let mut response = HeaderMap::new();
+    policy
+        .actual(&request)
+        .write(&mut response, ResponseCredentials::Policy);
+    response
+}
+
 #[test]
 fn the_list_gets_credentials_and_the_set_does_not() {
     let set = tenants();
@@ -145,14 +158,7 @@ fn the_lookup_is_a_source_of_its_own() {
             CorsPolicy::from_options(&options.credentials(Credentials::by_source().origin(true)))
                 .unwrap();
         assert!(credentialed(&policy, APP));
-        let mut request = HeaderMap::new();
-        request.insert("origin", HeaderValue::from_static(TENANT));
-        let request = CorsRequest::new(&Method::GET, &request)
-            .with_origin_answer(cors_axum_core::OriginAnswer::Allowed);
-        let mut response = HeaderMap::new();
-        policy
-            .actual(&request)
-            .write(&mut response, ResponseCredentials::Policy);
+        let response = granted_by_lookup(&policy, TENANT);
         assert_eq!(response["access-control-allow-origin"], TENANT);
         assert!(response.get("access-control-allow-credentials").is_none());
     }
@@ -165,14 +171,7 @@ fn the_lookup_is_a_source_of_its_own() {
         .credentials(Credentials::by_source().origin(true));
     for options in [fallback_only, as_origin] {
         let policy = CorsPolicy::from_options(&options).unwrap();
-        let mut request = HeaderMap::new();
-        request.insert("origin", HeaderValue::from_static(TENANT));
-        let request = CorsRequest::new(&Method::GET, &request)
-            .with_origin_answer(cors_axum_core::OriginAnswer::Allowed);
-        let mut response = HeaderMap::new();
-        policy
-            .actual(&request)
-            .write(&mut response, ResponseCredentials::Policy);
+        let response = granted_by_lookup(&policy, TENANT);
         assert_eq!(response["access-control-allow-credentials"], "true");
     }
 }
