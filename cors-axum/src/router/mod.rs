@@ -9,8 +9,6 @@ mod mount;
 mod options;
 mod paths;
 mod planning;
-mod record;
-mod reloadable;
 mod scope;
 mod walk;
 
@@ -72,9 +70,9 @@ pub(crate) fn build<S: Clone + Send + Sync + 'static>(
     let mut builder = Builder::new(&walk, providers, application, reloadable);
     // Reused from path to path.
     let mut group = Vec::new();
-    for routes in Groups::by_path(&walk.routes).iter() {
+    for routes in by_path(&walk.routes) {
         group.clear();
-        group.extend(routes.iter().map(|&i| &walk.routes[i]));
+        group.extend(routes.into_iter().map(|i| &walk.routes[i]));
         builder.mount_path(&mut group)?;
     }
     let (router, mut table, plans) = builder.finish()?;
@@ -86,55 +84,21 @@ pub(crate) fn build<S: Clone + Send + Sync + 'static>(
     Ok((router, table, plans))
 }
 
-/// The routes grouped by path, paths in the order they were first met (fixed for a given
-/// binary; the route table is sorted when it is read), without sorting every route: they are
-/// placed group after group in one list (a counting sort).
-struct Groups {
-    /// Indexes of routes, group after group.
-    order: Vec<usize>,
-    /// Where each group starts in `order`, and where the last ends.
-    starts: Vec<usize>,
-}
-
-impl Groups {
-    fn by_path<S>(routes: &[Collected<S>]) -> Self {
-        let mut slots: FxHashMap<&Cow<'static, str>, usize> =
-            FxHashMap::with_capacity_and_hasher(routes.len(), Default::default());
-        let mut group_of: Vec<usize> = Vec::with_capacity(routes.len());
-        for (i, route) in routes.iter().enumerate() {
-            // A controller usually declares a path's routes one after the other: the group of
-            // the route before, found without hashing the path again.
-            let group = match i.checked_sub(1) {
-                Some(before) if routes[before].path == route.path => group_of[before],
-                _ => {
-                    let next = slots.len();
-                    *slots.entry(&route.path).or_insert(next)
-                }
-            };
-            group_of.push(group);
+/// The indexes of `routes`, grouped by path (one slice per path), paths in the order they were
+/// first met: fixed for a given binary; the route table is sorted when it is read.
+fn by_path<S>(routes: &[Collected<S>]) -> Vec<Vec<usize>> {
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    let mut group_of: FxHashMap<&Cow<'static, str>, usize> =
+        FxHashMap::with_capacity_and_hasher(routes.len(), Default::default());
+    for (i, route) in routes.iter().enumerate() {
+        let next = groups.len();
+        let group = *group_of.entry(&route.path).or_insert(next);
+        if group == next {
+            groups.push(Vec::new());
         }
-        let mut starts = vec![0; slots.len() + 1];
-        for group in &group_of {
-            starts[group + 1] += 1;
-        }
-        for i in 1..starts.len() {
-            starts[i] += starts[i - 1];
-        }
-        let mut order = vec![0; routes.len()];
-        let mut next = starts.clone();
-        for (i, group) in group_of.iter().enumerate() {
-            order[next[*group]] = i;
-            next[*group] += 1;
-        }
-        Self { order, starts }
+        groups[group].push(i);
     }
-
-    /// The routes of each group.
-    fn iter(&self) -> impl Iterator<Item = &[usize]> {
-        self.starts
-            .windows(2)
-            .map(|bounds| &self.order[bounds[0]..bounds[1]])
-    }
+    groups
 }
 
 /// Logs the controllers of the root module's crate that no module lists: their routes are

@@ -1,6 +1,6 @@
 //! Mounting: the router built path by path, each path's routes checked (`checks.rs`), their
 //! providers scoped (`scope.rs`), its plan made (`planning.rs`), its method router assembled
-//! (`assemble.rs`) and its routes recorded (`record.rs`); then the answer to unknown paths.
+//! (`assemble.rs`) and its routes recorded in the route table; then the answer to unknown paths.
 
 use axum::Router;
 use cors_axum_core::CorsOptions;
@@ -10,7 +10,6 @@ use super::assemble::{answer_unknown_paths, method_router};
 use super::checks::{check_cors_service, check_routes, controller_of};
 use super::paths::Paths;
 use super::planning::Planning;
-use super::record::record;
 use super::scope::{Prepared, Scopes};
 use super::walk::{Collected, Walk};
 use crate::cors::reload::Reloadable;
@@ -18,7 +17,7 @@ use crate::cors::respond::PathCors;
 use crate::error::BuildError;
 use crate::methods::{method_rank, path_methods};
 use crate::provider::ProviderBuilder;
-use crate::table::{RoutePath, RouteTable};
+use crate::table::{CorsCoverage, RouteInfo, RoutePath, RouteTable};
 
 /// The router being built, path by path.
 pub(super) struct Builder<'w, S: 'static> {
@@ -133,4 +132,42 @@ impl<'w, S: Clone + Send + Sync + 'static> Builder<'w, S> {
         let router = answer_unknown_paths(router, unknown);
         Ok((router, self.table, self.planning.into_reloadable()))
     }
+}
+
+/// Writes the routes of `path` (`group`, covered as `coverage` says, none of them where it is
+/// empty) into `table`, with the
+/// generated `OPTIONS` route where there is one (`generated`, its coverage), and checks the
+/// path against those already mounted (`paths`).
+#[inline]
+fn record<S>(
+    walk: &Walk<S>,
+    (table, paths): (&mut RouteTable, &mut Paths),
+    path: &RoutePath,
+    group: &[&Collected<S>],
+    coverage: Vec<CorsCoverage>,
+    generated: Option<CorsCoverage>,
+) -> Result<(), BuildError> {
+    let start = table.len();
+    let mut coverage = coverage.into_iter();
+    table.routes.extend(group.iter().map(|route| RouteInfo {
+        method: route.def.method.clone(),
+        path: path.clone(),
+        module: walk.modules[route.module].name,
+        controller: controller_of(walk, route).controller.name,
+        handler: route.def.handler,
+        cors: coverage.next().unwrap_or(CorsCoverage::None),
+        generated: false,
+    }));
+    if let Some(cors) = generated {
+        table.routes.push(RouteInfo {
+            method: Method::OPTIONS,
+            path: path.clone(),
+            module: walk.modules[group[0].module].name,
+            controller: "CorsModule",
+            handler: "options",
+            cors,
+            generated: true,
+        });
+    }
+    paths.add(path, start, &table.routes)
 }

@@ -9,13 +9,13 @@ use http::Method;
 use rustc_hash::FxHashMap;
 
 use super::checks::controller_of;
-use super::reloadable::ReloadablePlans;
 use super::scope::Scopes;
 use super::walk::{Collected, Walk};
 use crate::cors::imported::ModuleRecipe;
+use crate::cors::plan::PathPlan;
 use crate::cors::planner::{ApplicationLevel, ModulePlanner, RouteOptions};
-use crate::cors::reload::{ReloadPath, Reloadable};
-use crate::cors::source::PlanSource;
+use crate::cors::reload::{ModuleReload, ReloadPath, Reloadable, Remake};
+use crate::cors::source::{PlanSource, PlanTable, SharedTable};
 use crate::error::BuildError;
 use crate::provider::ProviderScope;
 use crate::table::{CorsCoverage, RoutePath};
@@ -160,4 +160,54 @@ fn recipe<S>(
         .clone()
         .expect("plans are made for a module under CORS");
     (recipe, scopes.module(walk, index).unwrap_or_default())
+}
+
+/// The table of plans of a reloadable application, being built.
+#[derive(Default)]
+struct ReloadablePlans {
+    /// Empty until [`finish`](Self::finish): no request reads it before.
+    table: SharedTable,
+    plans: Vec<Arc<PathPlan>>,
+    /// By module index.
+    modules: FxHashMap<usize, ModuleReload>,
+}
+
+impl ReloadablePlans {
+    /// Puts `plan` in the table: where requests read it, and its place.
+    fn place(&mut self, plan: Arc<PathPlan>) -> (PlanSource, usize) {
+        let index = self.plans.len();
+        self.plans.push(plan);
+        let table = self.table.clone();
+        (PlanSource::Table { table, index }, index)
+    }
+
+    /// What a reload of module `index`'s plans needs, made once with `recipe` and the `values`
+    /// its origin decisions take.
+    fn module(
+        &mut self,
+        index: usize,
+        recipe: impl FnOnce() -> (Arc<ModuleRecipe>, ProviderScope),
+    ) -> &mut ModuleReload {
+        self.modules.entry(index).or_insert_with(|| {
+            let (recipe, values) = recipe();
+            ModuleReload {
+                recipe,
+                values,
+                paths: Vec::new(),
+                unknown_path: None,
+            }
+        })
+    }
+
+    /// The table, filled, with the application's options in force (`in_force`).
+    fn finish(self, in_force: CorsOptions) -> Reloadable {
+        self.table.store(Arc::new(PlanTable::new(self.plans)));
+        let mut modules: Vec<_> = self.modules.into_iter().collect();
+        modules.sort_by_key(|(index, _)| *index);
+        Reloadable {
+            table: self.table,
+            remake: Remake::Application(modules.into_iter().map(|(_, m)| m).collect()),
+            in_force,
+        }
+    }
 }
