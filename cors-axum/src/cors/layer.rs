@@ -126,13 +126,26 @@ where
         match self.cors.decide(&mut request, None) {
             Decision::Answer(response) => ResponseFuture::ready(response),
             Decision::HandOn(finish) => ResponseFuture::new(self.inner.call(request), finish),
-            Decision::Lookup(pending) => {
+            Decision::Lookup(lookup) => {
                 // The ready service is the one to call, once the origin is decided; a clone
                 // stays for the next request.
                 let clone = self.inner.clone();
                 let mut ready = std::mem::replace(&mut self.inner, clone);
-                self.cors
-                    .after_lookup(*pending, request, move |request, _| ready.call(request))
+                let cors = self.cors.clone();
+                #[expect(
+                    clippy::async_yields_async,
+                    reason = "the response future it yields is the next state"
+                )]
+                let rest = Box::pin(async move {
+                    match cors.decide(&mut request, Some(lookup.await)) {
+                        Decision::Answer(response) => ResponseFuture::ready(response),
+                        Decision::HandOn(finish) => {
+                            ResponseFuture::new(ready.call(request), finish)
+                        }
+                        Decision::Lookup(_) => unreachable!("a request is looked up once"),
+                    }
+                });
+                ResponseFuture::lookup(rest)
             }
         }
     }
