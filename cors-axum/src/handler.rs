@@ -113,6 +113,10 @@ struct WrappedRoute;
 impl<S: Clone + Send + Sync + 'static> Handler<WrappedRoute, S> for Wrapped<S> {
     type Future = ResponseFuture<HandlerFuture>;
 
+    #[expect(
+        clippy::async_yields_async,
+        reason = "a lookup's future yields the next state"
+    )]
     fn call(self, mut request: Request, state: S) -> Self::Future {
         let route = self.0;
         let setup = &route.setup;
@@ -178,15 +182,10 @@ impl<S: Clone + Send + Sync + 'static> Handler<WrappedRoute, S> for Wrapped<S> {
             return respond(decision, request);
         };
         let cors = cors.flatten().expect("only CORS looks origins up");
-        #[expect(
-            clippy::async_yields_async,
-            reason = "the response future it yields is the next state"
-        )]
-        let rest = Box::pin(async move {
+        ResponseFuture::lookup(Box::pin(async move {
             let decision = cors.decide(&mut request, Some(lookup.await));
             respond(decision, request)
-        });
-        ResponseFuture::lookup(rest)
+        }))
     }
 }
 

@@ -122,6 +122,10 @@ where
         self.inner.poll_ready(cx)
     }
 
+    #[expect(
+        clippy::async_yields_async,
+        reason = "a lookup's future yields the next state"
+    )]
     fn call(&mut self, mut request: Request) -> Self::Future {
         match self.cors.decide(&mut request, None) {
             Decision::Answer(response) => ResponseFuture::ready(response),
@@ -132,11 +136,7 @@ where
                 let clone = self.inner.clone();
                 let mut ready = std::mem::replace(&mut self.inner, clone);
                 let cors = self.cors.clone();
-                #[expect(
-                    clippy::async_yields_async,
-                    reason = "the response future it yields is the next state"
-                )]
-                let rest = Box::pin(async move {
+                ResponseFuture::lookup(Box::pin(async move {
                     match cors.decide(&mut request, Some(lookup.await)) {
                         Decision::Answer(response) => ResponseFuture::ready(response),
                         Decision::HandOn(finish) => {
@@ -144,8 +144,7 @@ where
                         }
                         Decision::Lookup(_) => unreachable!("a request is looked up once"),
                     }
-                });
-                ResponseFuture::lookup(rest)
+                }))
             }
         }
     }

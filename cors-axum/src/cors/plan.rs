@@ -151,6 +151,7 @@ impl PathPlan {
     /// The key of the plan that answers `request` ([`at`](Self::at)) on a path with plans of
     /// its own for some methods (the others have the default's key): for a preflight, that of
     /// the route the browser asks to call; for any other request, that of its own method.
+    #[inline]
     pub(crate) fn route(&self, request: &CorsRequest<'_>) -> RouteKey {
         if request.kind() != RequestKind::Preflight {
             self.key(request.method())
