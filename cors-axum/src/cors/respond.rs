@@ -191,7 +191,7 @@ impl PathCors {
         };
         let decision = policy.actual(&cors);
         if (policy.protects_cross_origin() || !decision.is_allowed() && decision.is_cors())
-            && let Some(refused) = self.refuse(policy, &decision, &cors, request, handshake)
+            && let Some(refused) = self.refuse(policy, Some(&decision), &cors, request, handshake)
         {
             return Decision::Answer(refused);
         }
@@ -207,33 +207,40 @@ impl PathCors {
         Decision::HandOn(Finish::Headers(decision))
     }
 
-    /// What becomes of an actual request `decision` did not grant, or that cross-origin
-    /// protection reads: a `403` for an unsafe request the protection refuses, or for a
-    /// WebSocket handshake from an origin that may not read the path's answers (browsers
-    /// apply no CORS to it); otherwise nothing, the refusal logged where refusals are.
+    /// What becomes of an actual request that cross-origin protection reads, or that no CORS
+    /// grant lets read the path's answers (`decision` did not grant it, or CORS is off for it,
+    /// `None`): a `403` for an unsafe request the protection refuses (trusting no origin where
+    /// CORS is off), or for a WebSocket handshake from an origin the allow list refuses
+    /// (browsers apply no CORS to it); otherwise nothing, the refusal logged where refusals are.
+    // Inlined into `decide`: called, it would make a refused request dearer than a granted one.
+    #[inline(always)]
     fn refuse(
         &self,
         policy: &CorsPolicy,
-        decision: &ActualDecision,
+        decision: Option<&ActualDecision>,
         cors: &CorsRequest<'_>,
         request: Head<'_>,
         mut handshake: Handshake,
     ) -> Option<Response> {
         if policy.protects_cross_origin()
-            && let Err(refusal) = protected(cors, request, policy, Some(decision))
+            && let Err(refusal) = protected(cors, request, policy, decision)
         {
             return Some(self.forbidden(request, "unsafe request", &refusal));
         }
-        if decision.is_allowed() || !decision.is_cors() {
-            return None;
-        }
-        if handshake.of(cors, request)
+        // Without `Origin` a handshake passes: asked first, so that the other requests cost
+        // no header lookup.
+        let refused = decision.map_or(cors.kind() != RequestKind::NotCors, |decision| {
+            !decision.is_allowed() && decision.is_cors()
+        });
+        if refused
+            && handshake.of(cors, request)
             && let Err(refusal) = policy.websocket_handshake(cors, host(request))
         {
             return Some(self.forbidden(request, "WebSocket handshake", &refusal));
         }
-        if logs_refusals()
-            && let Some(refusal) = decision.refusal()
+        if refused
+            && logs_refusals()
+            && let Some(refusal) = decision.and_then(ActualDecision::refusal)
         {
             self.refused(request, "request", &refusal);
         }
@@ -241,36 +248,23 @@ impl PathCors {
     }
 
     /// What stays on where CORS is off for the request's `route`, as its checks (compiled
-    /// from the route's options) say: cross-origin protection trusting no origin, and the
-    /// origin check of a WebSocket handshake, which follows the allow list whether or not CORS
-    /// headers are written.
+    /// from the route's options) say: cross-origin protection, and the origin check of a
+    /// WebSocket handshake, which follows the allow list whether or not CORS headers are
+    /// written.
     fn without_cors(
         &self,
         route: &RoutePlan,
         cors: &CorsRequest<'_>,
         request: Head<'_>,
-        mut handshake: Handshake,
+        handshake: Handshake,
     ) -> Decision {
-        let RoutePlan::Off {
-            checks: Some(checks),
-        } = route
-        else {
-            return Decision::HandOn(Finish::Untouched);
+        let refused = match route {
+            RoutePlan::Off {
+                checks: Some(checks),
+            } => self.refuse(checks, None, cors, request, handshake),
+            _ => None,
         };
-        if checks.protects_cross_origin()
-            && let Err(refusal) = protected(cors, request, checks, None)
-        {
-            return Decision::Answer(self.forbidden(request, "unsafe request", &refusal));
-        }
-        // Without `Origin` a handshake passes: asked first, so that the other requests cost
-        // no header lookup.
-        if cors.kind() != RequestKind::NotCors
-            && handshake.of(cors, request)
-            && let Err(refusal) = checks.websocket_handshake(cors, host(request))
-        {
-            return Decision::Answer(self.forbidden(request, "WebSocket handshake", &refusal));
-        }
-        Decision::HandOn(Finish::Untouched)
+        refused.map_or(Decision::HandOn(Finish::Untouched), Decision::Answer)
     }
 
     /// The answer to a preflight, given without calling any handler; or, with passthrough, its
