@@ -18,7 +18,6 @@ use http::request::Parts;
 pub(crate) type GuardFuture<'a> = Pin<Box<dyn Future<Output = Result<(), Response>> + Send + 'a>>;
 
 /// One guard, type-erased: runs extractor `G` and keeps only its verdict.
-#[doc(hidden)]
 pub type GuardFn<S> = for<'a> fn(&'a mut Parts, &'a S) -> GuardFuture<'a>;
 
 /// One guard with its type's name, for the log line of a guard whose `Inject<T>` meets no
@@ -26,7 +25,6 @@ pub type GuardFn<S> = for<'a> fn(&'a mut Parts, &'a S) -> GuardFuture<'a>;
 pub(crate) type NamedGuard<S> = (GuardFn<S>, &'static str);
 
 /// The guards of one route, in the order they run.
-#[doc(hidden)]
 pub type Guards<S> = Arc<[NamedGuard<S>]>;
 
 /// A type that can guard routes: an extractor whose rejection answers the request.
@@ -59,7 +57,6 @@ where
 }
 
 /// Guard `G` as a function pointer, for the static lists the macros write.
-#[doc(hidden)]
 pub const fn guard<G: Guard<S>, S>() -> GuardFn<S> {
     G::check
 }

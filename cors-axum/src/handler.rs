@@ -27,7 +27,6 @@ use crate::unwind::CatchUnwind;
 
 /// What the builder gives the function that builds a route's method router: what the module
 /// system adds to the route's handler.
-#[doc(hidden)]
 pub struct RouteSetup<S> {
     /// The guards, most general first.
     pub(crate) guards: Guards<S>,
@@ -41,7 +40,6 @@ pub struct RouteSetup<S> {
 pub(crate) type HandlerFuture = Pin<Box<dyn Future<Output = Response> + Send>>;
 
 /// The method router of one route: `handler` for `filter`, with the route's setup.
-#[doc(hidden)]
 pub fn route<H, T, S>(filter: MethodFilter, handler: H, setup: RouteSetup<S>) -> MethodRouter<S>
 where
     H: Handler<T, S, Future = HandlerFuture>,
@@ -53,7 +51,6 @@ where
 
 /// Adds `handler` for `filter`, with the route's setup, to the method router of its path. The
 /// one part of the request path compiled for each route: the handler behind a pointer.
-#[doc(hidden)]
 pub fn route_into<H, T, S>(
     router: MethodRouter<S>,
     filter: MethodFilter,
@@ -116,6 +113,10 @@ struct WrappedRoute;
 impl<S: Clone + Send + Sync + 'static> Handler<WrappedRoute, S> for Wrapped<S> {
     type Future = ResponseFuture<HandlerFuture>;
 
+    #[expect(
+        clippy::async_yields_async,
+        reason = "a lookup's future yields the next state"
+    )]
     fn call(self, mut request: Request, state: S) -> Self::Future {
         let route = self.0;
         let setup = &route.setup;
@@ -126,8 +127,8 @@ impl<S: Clone + Send + Sync + 'static> Handler<WrappedRoute, S> for Wrapped<S> {
             Some(cors) => cors.decide(&mut request, None),
             None => Decision::HandOn(Finish::Untouched),
         };
-        // The common case, a route without guards: its handler called here, not through `call`
-        // below, as each hop copies the request (240 bytes).
+        // The common case, a route without guards: its handler called here, not through
+        // `respond` below, as each hop copies the request (240 bytes).
         if setup.guards.is_empty() && matches!(decision, Decision::HandOn(_)) {
             // What finishes the answer is taken from the decision only once the handler is
             // called: taken before, it would be copied aside to be dropped if the call panics.
@@ -137,15 +138,20 @@ impl<S: Clone + Send + Sync + 'static> Handler<WrappedRoute, S> for Wrapped<S> {
             };
             return ResponseFuture::new(future, finish);
         }
-        let lookup = matches!(decision, Decision::Lookup(_)).then(|| setup.cors.clone());
+        let cors = matches!(decision, Decision::Lookup(_)).then(|| setup.cors.clone());
         // The handler behind its guards (the first rejection answers, a guard that panics
         // answers `500`), unless the request is a preflight passed on to it: a browser sends a
         // preflight without credentials, so guards never see one.
-        let call = move |request: Request, preflight: bool| {
-            if preflight || route.setup.guards.is_empty() {
-                return route.handler.call(request, state);
+        let respond = move |decision: Decision, request: Request| {
+            let finish = match decision {
+                Decision::HandOn(finish) => finish,
+                Decision::Answer(response) => return ResponseFuture::ready(response),
+                Decision::Lookup(_) => unreachable!("a request is looked up once"),
+            };
+            if matches!(finish, Finish::Preflight(_)) || route.setup.guards.is_empty() {
+                return ResponseFuture::new(route.handler.call(request, state), finish);
             }
-            Box::pin(async move {
+            let guarded: HandlerFuture = Box::pin(async move {
                 let (mut parts, body) = request.into_parts();
                 for (guard, name) in route.setup.guards.iter() {
                     match CatchUnwind::new(guard(&mut parts, &state)).await {
@@ -169,19 +175,17 @@ impl<S: Clone + Send + Sync + 'static> Handler<WrappedRoute, S> for Wrapped<S> {
                     .handler
                     .call(Request::from_parts(parts, body), state)
                     .await
-            })
+            });
+            ResponseFuture::new(guarded, finish)
         };
-        match decision {
-            Decision::Answer(response) => ResponseFuture::ready(response),
-            Decision::HandOn(finish) => {
-                let preflight = matches!(finish, Finish::Preflight(_));
-                ResponseFuture::new(call(request, preflight), finish)
-            }
-            Decision::Lookup(pending) => match lookup.flatten() {
-                Some(cors) => cors.after_lookup(*pending, request, call),
-                None => unreachable!("only CORS looks origins up"),
-            },
-        }
+        let Decision::Lookup(lookup) = decision else {
+            return respond(decision, request);
+        };
+        let cors = cors.flatten().expect("only CORS looks origins up");
+        ResponseFuture::lookup(Box::pin(async move {
+            let decision = cors.decide(&mut request, Some(lookup.await));
+            respond(decision, request)
+        }))
     }
 }
 

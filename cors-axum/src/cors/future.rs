@@ -82,9 +82,9 @@ impl<F> ResponseFuture<F> {
 /// service's `Result<Response, E>`. Sealed: one response future serves handlers and services
 /// alike, with no adapter between a handler's future and it.
 pub trait InnerAnswer: sealed::Sealed {
-    #[doc(hidden)]
+    /// The response, unless the service failed.
     fn response_mut(&mut self) -> Option<&mut Response>;
-    #[doc(hidden)]
+    /// An answer given without calling the inner service.
     fn answered(response: Response) -> Self;
 }
 

@@ -122,17 +122,29 @@ where
         self.inner.poll_ready(cx)
     }
 
+    #[expect(
+        clippy::async_yields_async,
+        reason = "a lookup's future yields the next state"
+    )]
     fn call(&mut self, mut request: Request) -> Self::Future {
         match self.cors.decide(&mut request, None) {
             Decision::Answer(response) => ResponseFuture::ready(response),
             Decision::HandOn(finish) => ResponseFuture::new(self.inner.call(request), finish),
-            Decision::Lookup(pending) => {
+            Decision::Lookup(lookup) => {
                 // The ready service is the one to call, once the origin is decided; a clone
                 // stays for the next request.
                 let clone = self.inner.clone();
                 let mut ready = std::mem::replace(&mut self.inner, clone);
-                self.cors
-                    .after_lookup(*pending, request, move |request, _| ready.call(request))
+                let cors = self.cors.clone();
+                ResponseFuture::lookup(Box::pin(async move {
+                    match cors.decide(&mut request, Some(lookup.await)) {
+                        Decision::Answer(response) => ResponseFuture::ready(response),
+                        Decision::HandOn(finish) => {
+                            ResponseFuture::new(ready.call(request), finish)
+                        }
+                        Decision::Lookup(_) => unreachable!("a request is looked up once"),
+                    }
+                }))
             }
         }
     }

@@ -66,16 +66,15 @@ impl RoutePlan {
         })
     }
 
-    /// The policy that decides a request's origin: the CORS policy where CORS is on; where it
-    /// is off, the checks' only for a WebSocket handshake (`handshake`, asked only then), the
-    /// one request whose origin they decide.
-    pub(crate) fn origin_policy(&self, handshake: impl FnOnce() -> bool) -> Option<&CorsPolicy> {
+    /// Where CORS is off, the policy that decides a WebSocket handshake's origin: the checks'
+    /// (`handshake`, asked only if they check it), as a handshake is the one request whose
+    /// origin they decide; `None` for a route with CORS on.
+    pub(crate) fn handshake_checks(&self, handshake: impl FnOnce() -> bool) -> Option<&CorsPolicy> {
         match self {
-            RoutePlan::On { policy, .. } => Some(policy),
             RoutePlan::Off {
                 checks: Some(checks),
             } if checks.checks_websocket_origin() && handshake() => Some(checks),
-            RoutePlan::Off { .. } => None,
+            _ => None,
         }
     }
 
@@ -93,7 +92,8 @@ impl RoutePlan {
 #[derive(Debug)]
 pub(crate) struct PathPlan {
     default: RoutePlan,
-    by_method: Vec<(Method, RoutePlan)>,
+    /// The plans of the methods with options of their own.
+    pub(crate) by_method: Vec<(Method, RoutePlan)>,
     /// Whether any of its policies decides origins asynchronously.
     pub(crate) asynchronous: bool,
     /// Whether CORS is on for any route of the path.
@@ -148,14 +148,12 @@ impl PathPlan {
         Self::new(plan, Vec::new())
     }
 
-    /// The key of the plan that answers `request` ([`at`](Self::at)): for a preflight, that of
-    /// the route the browser asks to call; for any other request, that of its own method. A
-    /// path with one plan for every method, the common case, asks nothing of the request.
+    /// The key of the plan that answers `request` ([`at`](Self::at)) on a path with plans of
+    /// its own for some methods (the others have the default's key): for a preflight, that of
+    /// the route the browser asks to call; for any other request, that of its own method.
     #[inline]
     pub(crate) fn route(&self, request: &CorsRequest<'_>) -> RouteKey {
-        if self.by_method.is_empty() {
-            RouteKey(None)
-        } else if request.kind() != RequestKind::Preflight {
+        if request.kind() != RequestKind::Preflight {
             self.key(request.method())
         } else {
             request
@@ -188,7 +186,7 @@ impl PathPlan {
 
 /// Which route of a path answers a request, kept while it waits for an asynchronous origin
 /// decision: the index of its method's plan, `None` for the path's default.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct RouteKey(Option<usize>);
 
 /// The `Vary` names every preflight answer of `policies` carries, together.

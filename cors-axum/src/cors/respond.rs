@@ -3,6 +3,8 @@
 //! any other request handed on with what finishes its answer, or, where the plan decides
 //! origins asynchronously, the lookup to await first.
 
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 
 use axum::body::Body;
@@ -10,12 +12,11 @@ use axum::extract::OriginalUri;
 use axum::extract::Request;
 use axum::response::Response;
 use cors_axum_core::{
-    ActualDecision, Classification, CorsPolicy, CorsRequest, OriginAnswer, OriginLookup, Refusal,
-    RequestKind,
+    ActualDecision, Classification, CorsPolicy, CorsRequest, OriginAnswer, Refusal, RequestKind,
 };
 use http::{Extensions, HeaderMap, HeaderValue, Method, StatusCode, Uri, header};
 
-use super::future::{Finish, ResponseFuture};
+use super::future::Finish;
 use super::plan::{PathPlan, RouteKey, RoutePlan};
 use super::service::ResponseState;
 use super::source::PlanSource;
@@ -43,15 +44,14 @@ pub(crate) enum Decision {
     Answer(Response),
     /// Handed on, its answer then finished as this says.
     HandOn(Finish),
-    /// Decided once its origin is looked up ([`PathCors::after_lookup`]).
-    Lookup(Box<Pending>),
+    /// Decided once its origin is looked up: the lookup awaited, then the request decided
+    /// again with what it gives ([`PathCors::decide`]).
+    Lookup(Lookup),
 }
 
-/// A request waiting for an asynchronous origin decision, `lookup`.
-pub(crate) struct Pending {
-    lookup: OriginLookup,
-    kept: Kept,
-}
+/// An asynchronous origin decision awaited (at most its timeout; a panic or an error is a
+/// refusal), with what deciding had read of the request.
+pub(crate) type Lookup = Pin<Box<dyn Future<Output = Resumed> + Send>>;
 
 /// What deciding a request had read when it asked for a lookup: the plan that asked (kept even
 /// if a reload replaces it meanwhile), the request's CORS headers, its route, and whether it is
@@ -106,13 +106,6 @@ impl<'a> Head<'a> {
             .with_uri(self.uri)
             .with_extensions(self.extensions)
     }
-
-    /// The same, as it was classified before an asynchronous lookup (`kept`).
-    fn resume(self, kept: &'a Classification) -> CorsRequest<'a> {
-        CorsRequest::resumed(self.method, self.headers, kept)
-            .with_uri(self.uri)
-            .with_extensions(self.extensions)
-    }
 }
 
 impl PathCors {
@@ -138,8 +131,10 @@ impl PathCors {
         let loaded;
         let (plan, cors, key, mut handshake) = match &resumed {
             Some(Resumed { kept, answer }) => {
-                let answer = answer.as_origin_answer();
-                let cors = request.resume(&kept.request).with_origin_answer(answer);
+                let cors = CorsRequest::resumed(request.method, request.headers, &kept.request)
+                    .with_uri(request.uri)
+                    .with_extensions(request.extensions)
+                    .with_origin_answer(answer.as_origin_answer());
                 (&kept.plan, cors, kept.route, kept.handshake)
             }
             None => {
@@ -151,55 +146,54 @@ impl PathCors {
                     }
                 };
                 let cors = request.classify();
-                let key = plan.route(&cors);
-                (plan, cors, key, Handshake::default())
+                let key = (!plan.by_method.is_empty()).then(|| plan.route(&cors));
+                (plan, cors, key.unwrap_or_default(), Handshake::default())
             }
         };
         let route = plan.at(key);
-        if resumed.is_none()
-            && plan.asynchronous
-            && let Some(lookup) = route
-                .origin_policy(|| handshake.of(&cors, request))
-                .and_then(|policy| policy.origin_lookup(&cors))
-        {
-            let kept = Kept {
-                plan: Arc::clone(plan),
-                request: cors.classification(),
-                route: key,
-                handshake,
+        if resumed.is_none() && plan.asynchronous {
+            let policy = match route {
+                RoutePlan::On { policy, .. } => Some(&**policy),
+                off => off.handshake_checks(|| handshake.of(&cors, request)),
             };
-            return Decision::Lookup(Box::new(Pending { lookup, kept }));
+            if let Some(lookup) = policy.and_then(|policy| policy.origin_lookup(&cors)) {
+                let kept = Kept {
+                    plan: Arc::clone(plan),
+                    request: cors.classification(),
+                    route: key,
+                    handshake,
+                };
+                return Decision::Lookup(Box::pin(async move {
+                    let timeout = lookup.timeout;
+                    let answer = CatchUnwind::new(lookup.future);
+                    let answer = match tokio::time::timeout(timeout, answer).await {
+                        Ok(Ok(Ok(allowed))) => LookupAnswer::Answered(allowed),
+                        Ok(Ok(Err(error))) => LookupAnswer::Failed(error.to_string()),
+                        Ok(Err(panic)) => {
+                            tracing::error!(
+                                target: "cors_axum",
+                                "the asynchronous origin decision panicked: {}",
+                                panic.escape_debug()
+                            );
+                            LookupAnswer::Failed(format!("the decision panicked: {panic}"))
+                        }
+                        Err(_) => LookupAnswer::Failed(format!("no answer within {timeout:?}")),
+                    };
+                    Resumed { kept, answer }
+                }));
+            }
         }
         if cors.kind() == RequestKind::Preflight {
             return self.preflight(plan, route, &cors, request);
         }
-        let cors = &cors;
-        let policy = match route {
-            RoutePlan::On { policy, .. } => policy,
-            RoutePlan::Off { checks: None } => return Decision::HandOn(Finish::Untouched),
-            RoutePlan::Off {
-                checks: Some(checks),
-            } => return self.without_cors(checks, cors, request, handshake),
+        let RoutePlan::On { policy, .. } = route else {
+            return self.without_cors(route, &cors, request, handshake);
         };
-        let decision = policy.actual(cors);
-        if policy.protects_cross_origin()
-            && let Err(refusal) = protected(cors, request, policy, Some(&decision))
+        let decision = policy.actual(&cors);
+        if (policy.protects_cross_origin() || !decision.is_allowed() && decision.is_cors())
+            && let Some(refused) = self.refuse(policy, Some(&decision), &cors, request, handshake)
         {
-            return Decision::Answer(self.forbidden(request, "unsafe request", &refusal));
-        }
-        if !decision.is_allowed() && decision.is_cors() {
-            // A WebSocket handshake from an origin that may not read the path's answers may not
-            // open a socket either: browsers apply no CORS to it.
-            if handshake.of(cors, request)
-                && let Err(refusal) = policy.websocket_handshake(cors, host(request))
-            {
-                return Decision::Answer(self.forbidden(request, "WebSocket handshake", &refusal));
-            }
-            if logs_refusals()
-                && let Some(refusal) = decision.refusal()
-            {
-                self.refused(request, "request", &refusal);
-            }
+            return Decision::Answer(refused);
         }
         if self.0.service {
             let state = Arc::new(ResponseState::new(decision));
@@ -213,68 +207,64 @@ impl PathCors {
         Decision::HandOn(Finish::Headers(decision))
     }
 
-    /// The rest of a request whose origin is decided asynchronously: `pending`'s lookup awaited
-    /// (at most its timeout; a panic or an error is a refusal), the request decided again from
-    /// what was kept, then answered, or handed on with `call` (told whether it is a preflight
-    /// passed on to the route's own `OPTIONS` handler).
-    pub(crate) fn after_lookup<F: Send + 'static>(
+    /// What becomes of an actual request that cross-origin protection reads, or that no CORS
+    /// grant lets read the path's answers (`decision` did not grant it, or CORS is off for it,
+    /// `None`): a `403` for an unsafe request the protection refuses (trusting no origin where
+    /// CORS is off), or for a WebSocket handshake from an origin the allow list refuses
+    /// (browsers apply no CORS to it); otherwise nothing, the refusal logged where refusals are.
+    // Inlined into `decide`: called, it would make a refused request dearer than a granted one.
+    #[inline(always)]
+    fn refuse(
         &self,
-        Pending { lookup, kept }: Pending,
-        mut request: Request,
-        call: impl FnOnce(Request, bool) -> F + Send + 'static,
-    ) -> ResponseFuture<F> {
-        let cors = self.clone();
-        ResponseFuture::lookup(Box::pin(async move {
-            let timeout = lookup.timeout;
-            let answer = match tokio::time::timeout(timeout, CatchUnwind::new(lookup.future)).await
-            {
-                Ok(Ok(Ok(allowed))) => LookupAnswer::Answered(allowed),
-                Ok(Ok(Err(error))) => LookupAnswer::Failed(error.to_string()),
-                Ok(Err(panic)) => {
-                    tracing::error!(
-                        target: "cors_axum",
-                        "the asynchronous origin decision panicked: {}",
-                        panic.escape_debug()
-                    );
-                    LookupAnswer::Failed(format!("the decision panicked: {panic}"))
-                }
-                Err(_) => LookupAnswer::Failed(format!("no answer within {timeout:?}")),
-            };
-            match cors.decide(&mut request, Some(Resumed { kept, answer })) {
-                Decision::HandOn(finish) => {
-                    let preflight = matches!(finish, Finish::Preflight(_));
-                    ResponseFuture::new(call(request, preflight), finish)
-                }
-                Decision::Answer(response) => ResponseFuture::ready(response),
-                Decision::Lookup(_) => unreachable!("a request is looked up once"),
-            }
-        }))
-    }
-
-    /// What stays on where CORS is off, as `checks` (compiled from the route's options) says:
-    /// cross-origin protection trusting no origin, and the origin check of a WebSocket
-    /// handshake, which follows the allow list whether or not CORS headers are written.
-    fn without_cors(
-        &self,
-        checks: &CorsPolicy,
+        policy: &CorsPolicy,
+        decision: Option<&ActualDecision>,
         cors: &CorsRequest<'_>,
         request: Head<'_>,
         mut handshake: Handshake,
-    ) -> Decision {
-        if checks.protects_cross_origin()
-            && let Err(refusal) = protected(cors, request, checks, None)
+    ) -> Option<Response> {
+        if policy.protects_cross_origin()
+            && let Err(refusal) = protected(cors, request, policy, decision)
         {
-            return Decision::Answer(self.forbidden(request, "unsafe request", &refusal));
+            return Some(self.forbidden(request, "unsafe request", &refusal));
         }
         // Without `Origin` a handshake passes: asked first, so that the other requests cost
         // no header lookup.
-        if cors.kind() != RequestKind::NotCors
+        let refused = decision.map_or(cors.kind() != RequestKind::NotCors, |decision| {
+            !decision.is_allowed() && decision.is_cors()
+        });
+        if refused
             && handshake.of(cors, request)
-            && let Err(refusal) = checks.websocket_handshake(cors, host(request))
+            && let Err(refusal) = policy.websocket_handshake(cors, host(request))
         {
-            return Decision::Answer(self.forbidden(request, "WebSocket handshake", &refusal));
+            return Some(self.forbidden(request, "WebSocket handshake", &refusal));
         }
-        Decision::HandOn(Finish::Untouched)
+        if refused
+            && logs_refusals()
+            && let Some(refusal) = decision.and_then(ActualDecision::refusal)
+        {
+            self.refused(request, "request", &refusal);
+        }
+        None
+    }
+
+    /// What stays on where CORS is off for the request's `route`, as its checks (compiled
+    /// from the route's options) say: cross-origin protection, and the origin check of a
+    /// WebSocket handshake, which follows the allow list whether or not CORS headers are
+    /// written.
+    fn without_cors(
+        &self,
+        route: &RoutePlan,
+        cors: &CorsRequest<'_>,
+        request: Head<'_>,
+        handshake: Handshake,
+    ) -> Decision {
+        let refused = match route {
+            RoutePlan::Off {
+                checks: Some(checks),
+            } => self.refuse(checks, None, cors, request, handshake),
+            _ => None,
+        };
+        refused.map_or(Decision::HandOn(Finish::Untouched), Decision::Answer)
     }
 
     /// The answer to a preflight, given without calling any handler; or, with passthrough, its
