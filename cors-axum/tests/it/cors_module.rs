@@ -773,8 +773,9 @@ struct Unexpected;
 
 impl cors_axum::app::Module for Unexpected {
     fn definition(&self) -> cors_axum::__private::ModuleDefinition<()> {
+        use axum::routing::MethodRouter;
         use cors_axum::__private::{
-            ControllerRef, MethodRouter, ModuleDefinition, Needs, RouteDef, RouteSetup, route_into,
+            ControllerRef, ModuleDefinition, Needs, RouteDef, RouteSetup, route_into,
         };
         fn get(into: MethodRouter<()>, setup: RouteSetup<()>) -> MethodRouter<()> {
             let filter = axum::routing::MethodFilter::GET;
