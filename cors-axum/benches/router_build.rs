@@ -6,7 +6,6 @@
 //!
 //! `cargo bench -p cors-axum --bench router_build [--features openapi]`
 
-use std::any::TypeId;
 use std::hint::black_box;
 
 use axum::Router;
@@ -32,11 +31,7 @@ struct BenchModule {
 impl Module for BenchModule {
     fn definition(&self) -> ModuleDefinition<()> {
         let mut definition = ModuleDefinition::new::<BenchModule>("BenchModule").controller_ref(
-            ControllerRef::from_parts(
-                TypeId::of::<BenchController>(),
-                "BenchController",
-                self.routes,
-            ),
+            ControllerRef::new::<BenchController>("BenchController", self.routes, None),
         );
         if self.cors {
             definition = definition.import(CorsModule);

@@ -232,7 +232,8 @@ pub struct ControllerRef<S: 'static> {
 }
 
 impl<S: 'static> ControllerRef<S> {
-    /// Controller `C`, named `name`, with its routes and its own providers.
+    /// Controller `C`, named `name`, with its routes and its own providers (`#[controller]`, and
+    /// the benchmarks and tests of the router build).
     pub fn new<C: 'static>(
         name: &'static str,
         routes: &'static [RouteDef<S>],
@@ -243,16 +244,6 @@ impl<S: 'static> ControllerRef<S> {
             name,
             routes,
             providers,
-        }
-    }
-
-    /// A controller given by its parts (benchmarks and tests of the router build).
-    pub fn from_parts(type_id: TypeId, name: &'static str, routes: &'static [RouteDef<S>]) -> Self {
-        Self {
-            type_id,
-            name,
-            routes,
-            providers: None,
         }
     }
 }

@@ -279,14 +279,12 @@ pub(crate) fn checks_path() -> proc_macro2::Ident {
     proc_macro2::Ident::new("__checks", proc_macro2::Span::call_site())
 }
 
-/// Brings [`private`]'s and [`checks_path`]'s names into scope: the first items of the anonymous
+/// Brings [`private`]'s and [`checks_path`]'s names into scope: the first item of the anonymous
 /// `const` block that every expansion naming them is put in.
 pub(crate) fn private_use() -> TokenStream {
     quote!(
         #[allow(unused_imports)]
-        use ::cors_axum::__private as __cors;
-        #[allow(unused_imports)]
-        use ::cors_axum::app::checks as __checks;
+        use ::cors_axum::{__private as __cors, app::checks as __checks};
     )
 }
 

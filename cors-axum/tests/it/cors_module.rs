@@ -794,10 +794,10 @@ impl cors_axum::app::Module for Unexpected {
             .import(CorsModule::with_opts(
                 CorsOptions::new().origin("https://app.example.com"),
             ))
-            .controller_ref(ControllerRef::from_parts(
-                std::any::TypeId::of::<Unexpected>(),
+            .controller_ref(ControllerRef::new::<Unexpected>(
                 "Unexpected",
                 &ROUTES,
+                None,
             ))
     }
 }
