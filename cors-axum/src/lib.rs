@@ -89,7 +89,8 @@ pub mod __private {
     pub use crate::controller::{ControllerEntry, ControllerRef, RouteDef};
     pub use crate::describe::draft::OperationDraft;
     pub use crate::describe::from_types::{DeclareScheme, DescribeArgument, DescribeOutput};
-    // Not named by generated code: public in `guard.rs` (which the path work owns), reachable here.
+    // `GuardFn` and `Guards` are not named by generated code: they are here because `guard.rs`
+    // declares them `pub`, which needs them reachable; `pub(crate)` there would drop them.
     pub use crate::guard::{GuardFn, Guards, guard};
     pub use crate::handler::{RouteSetup, route, route_into};
     pub use crate::module::{DeclaredModule, ModuleDefinition};
