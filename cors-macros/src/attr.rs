@@ -279,12 +279,20 @@ pub(crate) fn checks_path() -> proc_macro2::Ident {
     proc_macro2::Ident::new("__checks", proc_macro2::Span::call_site())
 }
 
-/// Brings [`private`]'s and [`checks_path`]'s names into scope: the first item of the anonymous
-/// `const` block that every expansion naming them is put in.
+/// Brings [`private`]'s and [`checks_path`]'s names into scope, and the three axum names that a
+/// route's code names several times (`__Router`, `__Filter`, `__Method`): the first item of the
+/// anonymous `const` block that every expansion naming them is put in, one `use` for all.
 pub(crate) fn private_use() -> TokenStream {
     quote!(
         #[allow(unused_imports)]
-        use ::cors_axum::{__private as __cors, app::checks as __checks};
+        use ::cors_axum::{
+            __private::{
+                self as __cors,
+                axum::http::Method as __Method,
+                axum::routing::{MethodFilter as __Filter, MethodRouter as __Router},
+            },
+            app::checks as __checks,
+        };
     )
 }
 

@@ -161,9 +161,9 @@ impl Route {
         let router = self.router_expr(item, arguments, self_ty, params, &layers, &wrapper_bounds);
         let tokens = quote! {
             fn #name #generics (
-                __into: #private::axum::routing::MethodRouter<#state>,
+                __into: __Router<#state>,
                 __setup: #private::RouteSetup<#state>,
-            ) -> #private::axum::routing::MethodRouter<#state>
+            ) -> __Router<#state>
             #own_bounds
             {
                 #body
@@ -216,7 +216,7 @@ impl Route {
         };
         quote! {
             #private::RouteDef::new(
-                #private::axum::http::Method::#method,
+                __Method::#method,
                 #path,
                 #handler_name,
                 #router_ref,
@@ -343,9 +343,9 @@ impl Route {
                 )
             }
             fn __router #generics (
-                __into: #private::axum::routing::MethodRouter<#state>,
+                __into: __Router<#state>,
                 __setup: #private::RouteSetup<#state>,
-            ) -> #private::axum::routing::MethodRouter<#state>
+            ) -> __Router<#state>
             where
                 __C: #checks::#instance<#state>
                     + ::core::convert::Into<#self_ty>
@@ -378,7 +378,7 @@ impl RouteLayers {
     fn add(&self, method: &str, route: TokenStream) -> TokenStream {
         let private = private();
         let filter = format_ident!("{}", method);
-        let filter = quote!(#private::axum::routing::MethodFilter::#filter);
+        let filter = quote!(__Filter::#filter);
         if !self.any() {
             return quote!(#private::route_into(__into, #filter, #route, __setup));
         }
