@@ -114,15 +114,12 @@ impl LevelArgs {
                 |expr| quote_spanned!(expr.span()=> #private::IntoProviders::into_providers(#expr)),
             )
             .chain(self.cors.iter().map(|cors| {
-                let options = match cors {
-                    CorsArg::Switch(on) => {
-                        quote_spanned!(on.span()=> ::cors_axum::CorsOptions::new().enabled(#on))
-                    }
-                    CorsArg::Options(expr) => quote!(#expr),
-                };
-                let span = match cors {
-                    CorsArg::Switch(on) => on.span(),
-                    CorsArg::Options(expr) => expr.span(),
+                let (span, options) = match cors {
+                    CorsArg::Switch(on) => (
+                        on.span(),
+                        quote_spanned!(on.span()=> ::cors_axum::CorsOptions::new().enabled(#on)),
+                    ),
+                    CorsArg::Options(expr) => (expr.span(), quote!(#expr)),
                 };
                 quote_spanned! {span=>
                     ::cors_axum::ProviderBuilder::new().use_value::<::cors_axum::CorsOptions>(#options)
