@@ -6,13 +6,12 @@
 //!
 //! `cargo bench -p cors-axum --bench router_build [--features openapi]`
 
-use std::any::TypeId;
 use std::hint::black_box;
 
 use axum::Router;
 use axum::routing::{MethodFilter, MethodRouter, get, options};
 use cors_axum::__private::{
-    ControllerRef, ModuleDefinition, Needs, RouteDef, RouteDoc, RouteSetup, route_into,
+    ControllerRef, ModuleDefinition, Needs, RouteDef, RouteSetup, route_into,
 };
 use cors_axum::app::Module;
 use cors_axum::{Application, CorsModule};
@@ -32,11 +31,7 @@ struct BenchModule {
 impl Module for BenchModule {
     fn definition(&self) -> ModuleDefinition<()> {
         let mut definition = ModuleDefinition::new::<BenchModule>("BenchModule").controller_ref(
-            ControllerRef::from_parts(
-                TypeId::of::<BenchController>(),
-                "BenchController",
-                self.routes,
-            ),
+            ControllerRef::new::<BenchController>("BenchController", self.routes, None),
         );
         if self.cors {
             definition = definition.import(CorsModule);
@@ -83,17 +78,8 @@ fn routes(paths: &[&'static str]) -> &'static [RouteDef<()>] {
                 ),
                 (Method::POST, post_route),
             ]
-            .map(|(method, method_router)| RouteDef {
-                method,
-                path,
-                handler: "handler",
-                method_router,
-                guards: &[],
-                layered: false,
-                providers: None,
-                needs: no_needs,
-                index: 0,
-                doc: RouteDoc::UNDOCUMENTED,
+            .map(|(method, method_router)| {
+                RouteDef::new(method, path, "handler", method_router, no_needs, 0)
             })
         })
         .collect();

@@ -6,7 +6,7 @@ use axum::extract::FromRequestParts;
 use axum::routing::MethodRouter;
 use http::Method;
 
-use crate::describe::draft::RouteDoc;
+use crate::describe::draft::{Describe, RouteDoc};
 use crate::guard::GuardFn;
 use crate::handler::RouteSetup;
 use crate::needs::Needs;
@@ -26,36 +26,17 @@ use crate::provider::ProviderBuilder;
             module declared with `state: T`"
 )]
 pub trait Controller<S: 'static = ()>: 'static {
-    /// The controller's name as written in the source, for route tables and errors.
+    /// The controller's name, routes and providers, as a module of state `S` lists them.
+    /// `#[controller]` implements it for every state `S` that the controller fits; for a
+    /// controller of one state `T`, under the bound `T: ModuleState<S>` (spanned at the
+    /// `State<T>` the state was read from), so that a mismatch names both states.
     #[doc(hidden)]
-    const NAME: &'static str;
-    /// Its routes.
-    #[doc(hidden)]
-    const ROUTES: &'static [RouteDef<S>];
-    /// Its controller-level providers (`providers = [..]`, `cors = ..`).
-    #[doc(hidden)]
-    const PROVIDERS: Option<fn() -> ProviderBuilder>;
-}
-
-/// A controller as a module lists it, for a module whose state is `S`: how the module gets its
-/// routes. `#[controller]` implements it for every state `S` that the controller fits; for a
-/// controller of one state `T`, the bound `T: ModuleState<S>` (spanned at the `State<T>` the
-/// state was read from) makes a mismatch name both states.
-#[doc(hidden)]
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` is not a controller",
-    label = "listed in `controllers`, but it has no `#[controller]` impl block",
-    note = "add `#[controller]` to an `impl {Self}` block whose methods carry `#[route(..)]`"
-)]
-pub trait ListedIn<S: 'static> {
-    /// The controller's routes for the module.
     fn controller_ref() -> ControllerRef<S>;
 }
 
 /// A controller as a module without `state:` lists it: one for every state. A controller of
 /// one state `T` implements it under the bound `T: NeedsState`, which nothing meets, so that
 /// the error names `state: T`.
-#[doc(hidden)]
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a controller",
     label = "listed in `controllers`, but it has no `#[controller]` impl block",
@@ -64,13 +45,13 @@ pub trait ListedIn<S: 'static> {
 pub trait ListedInAnyState {
     /// The controller's routes for a module of state `S`; reached only for controllers of every
     /// state, since the others do not compile in such a module.
+    #[doc(hidden)]
     fn controller_ref_any<S: Clone + Send + Sync + 'static>() -> ControllerRef<S> {
         unreachable!("a controller of one state is listed only in modules of that state")
     }
 }
 
 /// The state `S` of a module, met by a controller whose state is `Self`: only `S = Self`.
-#[doc(hidden)]
 #[diagnostic::on_unimplemented(
     message = "this controller's handlers take `State<{Self}>`, but the module's state is `{S}`",
     label = "listed in a module declared with `state: {S}`",
@@ -81,6 +62,7 @@ pub trait ListedInAnyState {
 )]
 pub trait ModuleState<S: 'static>: Sized + 'static {
     /// The controller's routes, as the module's.
+    #[doc(hidden)]
     fn cast(controller: ControllerRef<Self>) -> ControllerRef<S>;
 }
 
@@ -92,7 +74,6 @@ impl<T: 'static> ModuleState<T> for T {
 
 /// What a module without `state:` lacks for a controller whose state is `Self`: implemented
 /// for no state, so that listing such a controller there names the state to declare.
-#[doc(hidden)]
 #[diagnostic::on_unimplemented(
     message = "this controller's handlers take `State<{Self}>`, so its module needs `state: {Self}`",
     label = "listed in a module declared without `state`",
@@ -130,34 +111,33 @@ pub trait ControllerInstance<S>: FromRequestParts<S> {}
 impl<S, T: FromRequestParts<S>> ControllerInstance<S> for T {}
 
 /// One route of a controller, as `#[controller]` declares it: constants and `fn` pointers only.
-#[doc(hidden)]
 pub struct RouteDef<S: 'static> {
     /// The method.
-    pub method: Method,
+    pub(crate) method: Method,
     /// The path below the module: controller prefix and route path, starting with `/`.
-    pub path: &'static str,
+    pub(crate) path: &'static str,
     /// The handler's name.
-    pub handler: &'static str,
+    pub(crate) handler: &'static str,
     /// Adds the route to the method router of its path, with the setup the builder gives: the
     /// guards that run before its handler (those of the application and modules, then
     /// [`guards`](Self::guards)), its providers, and its CORS when the handler takes it.
-    pub method_router: fn(MethodRouter<S>, RouteSetup<S>) -> MethodRouter<S>,
+    pub(crate) method_router: fn(MethodRouter<S>, RouteSetup<S>) -> MethodRouter<S>,
     /// The guards of the controller, then of the route.
-    pub guards: &'static [GuardFn<S>],
+    pub(crate) guards: &'static [GuardFn<S>],
     /// Whether the controller or the route has layers of its own, which CORS must wrap: then
     /// the builder puts CORS in a layer around the route, not in its handler.
-    pub layered: bool,
+    pub(crate) layered: bool,
     /// Route-level providers (`providers = [..]`, `cors = ..` of `#[route]`).
-    pub providers: Option<fn() -> ProviderBuilder>,
+    pub(crate) providers: Option<fn() -> ProviderBuilder>,
     /// What the handler (and the controller, for `&self` handlers) extracts that the module
     /// must provide (`Inject<T>`, `CorsService`): declared by the controller's one function for
     /// all its routes, given the route's index.
-    pub needs: fn(usize, &mut Needs),
+    pub(crate) needs: fn(usize, &mut Needs),
     /// The route's index among its controller's, for [`needs`](Self::needs).
-    pub index: usize,
+    pub(crate) index: usize,
     /// What the route says about itself in an OpenAPI document; empty without the `openapi`
     /// feature.
-    pub doc: RouteDoc,
+    pub(crate) doc: RouteDoc,
 }
 
 impl<S: 'static> RouteDef<S> {
@@ -207,16 +187,30 @@ impl<S: 'static> RouteDef<S> {
         self
     }
 
-    /// With its documentation.
+    /// With its documentation: the first paragraph of its handler's doc comment, the rest,
+    /// whether the handler is `#[deprecated]`, and the function that describes its types.
     #[must_use]
-    pub const fn doc(mut self, doc: RouteDoc) -> Self {
-        self.doc = doc;
+    pub const fn doc(
+        mut self,
+        summary: &'static str,
+        description: &'static str,
+        deprecated: bool,
+        details: Describe,
+    ) -> Self {
+        self.doc = RouteDoc::new(summary, description, deprecated, details);
+        self
+    }
+
+    /// Listed in OpenAPI documents or left out (`openapi = ..` of `#[route]` or
+    /// `#[controller]`), whatever its module says; after [`doc`](Self::doc).
+    #[must_use]
+    pub const fn listed(mut self, listed: bool) -> Self {
+        self.doc = self.doc.listed(listed);
         self
     }
 }
 
 /// One controller in the registry: one entry per `#[controller]` impl block.
-#[doc(hidden)]
 #[derive(Debug)]
 pub struct ControllerEntry {
     /// The controller's name.
@@ -230,7 +224,6 @@ pub struct ControllerEntry {
 inventory::collect!(ControllerEntry);
 
 /// A controller listed in a module.
-#[doc(hidden)]
 pub struct ControllerRef<S: 'static> {
     pub(crate) type_id: TypeId,
     pub(crate) name: &'static str,
@@ -239,30 +232,20 @@ pub struct ControllerRef<S: 'static> {
 }
 
 impl<S: 'static> ControllerRef<S> {
-    /// The reference to controller `C`.
-    pub fn of<C: Controller<S>>() -> Self {
+    /// Controller `C`, named `name`, with its routes and its own providers (`#[controller]`, and
+    /// the benchmarks and tests of the router build).
+    pub fn new<C: 'static>(
+        name: &'static str,
+        routes: &'static [RouteDef<S>],
+        providers: Option<fn() -> ProviderBuilder>,
+    ) -> Self {
         Self {
             type_id: TypeId::of::<C>(),
-            name: C::NAME,
-            routes: C::ROUTES,
-            providers: C::PROVIDERS,
-        }
-    }
-
-    /// A controller given by its parts (benchmarks and tests of the router build).
-    pub fn from_parts(type_id: TypeId, name: &'static str, routes: &'static [RouteDef<S>]) -> Self {
-        Self {
-            type_id,
             name,
             routes,
-            providers: None,
+            providers,
         }
     }
-}
-
-#[doc(hidden)]
-pub fn type_id_of<T: 'static>() -> TypeId {
-    TypeId::of::<T>()
 }
 
 #[cfg(test)]

@@ -42,7 +42,6 @@ pub trait Module<S: 'static = ()>: Send + Sync + 'static {
 pub(crate) type PathLayer<S> = Arc<dyn Fn(MethodRouter<S>) -> MethodRouter<S> + Send + Sync>;
 
 /// What a module declares, as its macro writes it.
-#[doc(hidden)]
 #[must_use]
 pub struct ModuleDefinition<S: 'static> {
     pub(crate) name: &'static str,
@@ -110,7 +109,7 @@ impl<S: Clone + Send + Sync + 'static> ModuleDefinition<S> {
 
     /// Adds controller `C`.
     pub fn controller<C: Controller<S>>(self) -> Self {
-        self.controller_ref(ControllerRef::of::<C>())
+        self.controller_ref(C::controller_ref())
     }
 
     /// Adds a controller given by its parts.
@@ -285,7 +284,6 @@ pub trait IntoImport<S: 'static> {
 }
 
 /// A module declared with a module macro, which can stand in `imports` as it is.
-#[doc(hidden)]
 pub trait DeclaredModule {}
 
 // Not recommended, so that a non-module is reported with the message of `IntoImport` rather

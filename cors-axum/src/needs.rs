@@ -2,10 +2,12 @@
 //! built: every `Inject<T>` has a provider in scope, and `CorsService` is used only under CORS.
 //!
 //! `#[controller]` knows the type of every handler argument and controller field. For each it
-//! writes `(&&Probe::<Type>::new()).declare(needs)`: method resolution picks the impl for
-//! `&Probe<Inject<T>>` or `&Probe<CorsService>` when the type is one of those (it matches with
-//! one reference fewer), and the do-nothing impl for `Probe<T>` otherwise. An `Option<Inject<T>>`
-//! is optional by construction and needs nothing.
+//! writes `(&&&Probe::<Type>::new()).declare(needs)`, and the same for the controller of a
+//! `&self` route: method resolution takes the impl of [`Declare`] with the most references whose
+//! bounds the type meets. `&&Probe<T>` for a struct controller ([`FieldNeeds`]: the needs of its
+//! fields), `&Probe<Inject<T>>` or `&Probe<CorsService>`, else the do-nothing impl for
+//! `Probe<T>`. An `Option<Inject<T>>` is optional by construction and needs nothing. Guards are
+//! probed the same way, with [`DeclareGuard`].
 
 use std::any::{TypeId, type_name};
 use std::marker::PhantomData;
@@ -14,7 +16,6 @@ use crate::cors::CorsService;
 use crate::provider::Inject;
 
 /// What one route extracts that its module must provide.
-#[doc(hidden)]
 #[derive(Debug, Default)]
 pub struct Needs {
     pub(crate) injected: Vec<(TypeId, &'static str)>,
@@ -71,7 +72,6 @@ impl Needs {
 }
 
 /// A type, probed for what it needs (see the module documentation).
-#[doc(hidden)]
 pub struct Probe<T: ?Sized>(PhantomData<fn() -> Box<T>>);
 
 impl<T: ?Sized> Probe<T> {
@@ -87,40 +87,44 @@ impl<T: ?Sized> Default for Probe<T> {
     }
 }
 
-/// Declares what a needed type requires.
-#[doc(hidden)]
-pub trait DeclareNeed {
+/// Declares what a handler's argument or a `&self` route's controller requires.
+pub trait Declare {
     /// Adds the requirement to `needs`.
     fn declare(&self, needs: &mut Needs);
 }
 
-impl<T: 'static> DeclareNeed for &Probe<Inject<T>> {
+impl<T: FieldNeeds> Declare for &&Probe<T> {
+    fn declare(&self, needs: &mut Needs) {
+        T::declare_fields(needs);
+    }
+}
+
+impl<T: 'static> Declare for &Probe<Inject<T>> {
     fn declare(&self, needs: &mut Needs) {
         needs.inject::<T>();
     }
 }
 
-impl DeclareNeed for &Probe<CorsService> {
+impl Declare for &Probe<CorsService> {
     fn declare(&self, needs: &mut Needs) {
         needs.cors_service = true;
     }
 }
 
-/// The fallback for every other type: nothing needed.
-#[doc(hidden)]
-pub trait DeclareNothing {
-    /// Does nothing.
-    fn declare(&self, needs: &mut Needs);
+/// Every other type: nothing needed.
+impl<T: ?Sized> Declare for Probe<T> {
+    fn declare(&self, _: &mut Needs) {}
 }
 
-impl<T: ?Sized> DeclareNothing for Probe<T> {
-    fn declare(&self, _: &mut Needs) {}
+/// The needs of a controller's fields, implemented by `#[controller]` on a struct.
+pub trait FieldNeeds {
+    /// Adds the needs of every field.
+    fn declare_fields(needs: &mut Needs);
 }
 
 /// Declares a guard, with what it takes when it says so with [`GuardInjects`].
 ///
 /// [`GuardInjects`]: crate::app::GuardInjects
-#[doc(hidden)]
 pub trait DeclareGuard {
     /// Adds the guard and its values to `needs`.
     fn declare_guard(&self, needs: &mut Needs);
@@ -133,48 +137,11 @@ impl<G: GuardInjects> DeclareGuard for &Probe<G> {
     }
 }
 
-/// The fallback for a guard that declares nothing: its name only.
-#[doc(hidden)]
-pub trait DeclareGuardName {
-    /// Adds the guard to `needs`.
-    fn declare_guard(&self, needs: &mut Needs);
-}
-
-impl<G: ?Sized> DeclareGuardName for Probe<G> {
+/// A guard that declares nothing: its name only.
+impl<G: ?Sized> DeclareGuard for Probe<G> {
     fn declare_guard(&self, needs: &mut Needs) {
         needs.guard::<G>();
     }
-}
-
-/// The needs of a controller's fields, implemented by `#[controller]` on a struct.
-#[doc(hidden)]
-pub trait FieldNeeds {
-    /// Adds the needs of every field.
-    fn declare_fields(needs: &mut Needs);
-}
-
-/// Declares the needs of a controller's fields, when it is a struct controller.
-#[doc(hidden)]
-pub trait DeclareFields {
-    /// Adds the needs of the controller's fields to `needs`.
-    fn declare_fields(&self, needs: &mut Needs);
-}
-
-impl<T: FieldNeeds> DeclareFields for &Probe<T> {
-    fn declare_fields(&self, needs: &mut Needs) {
-        T::declare_fields(needs);
-    }
-}
-
-/// The fallback for a controller that is not a struct controller (an error reported elsewhere).
-#[doc(hidden)]
-pub trait DeclareNoFields {
-    /// Does nothing.
-    fn declare_fields(&self, needs: &mut Needs);
-}
-
-impl<T: ?Sized> DeclareNoFields for Probe<T> {
-    fn declare_fields(&self, _: &mut Needs) {}
 }
 
 /// What a guard takes with [`Inject<T>`](crate::Inject) inside its extractor, declared so
@@ -276,12 +243,20 @@ mod tests {
     #[derive(Clone)]
     struct Db;
 
+    struct Fields;
+
+    impl FieldNeeds for Fields {
+        fn declare_fields(needs: &mut Needs) {
+            needs.inject::<u8>();
+        }
+    }
+
     fn declare_all(needs: &mut Needs) {
-        (&&Probe::<Inject<Db>>::new()).declare(needs);
-        (&&Probe::<Option<Inject<String>>>::new()).declare(needs);
-        (&&Probe::<String>::new()).declare(needs);
-        (&&Probe::<CorsService>::new()).declare(needs);
-        (&&Probe::<Inject<Db>>::new()).declare(needs);
+        (&&&Probe::<Inject<Db>>::new()).declare(needs);
+        (&&&Probe::<Option<Inject<String>>>::new()).declare(needs);
+        (&&&Probe::<String>::new()).declare(needs);
+        (&&&Probe::<CorsService>::new()).declare(needs);
+        (&&&Probe::<Inject<Db>>::new()).declare(needs);
     }
 
     #[test]
@@ -291,6 +266,8 @@ mod tests {
         assert_eq!(needs.injected[0].0, TypeId::of::<Db>());
         assert!(needs.injected[0].1.ends_with("Db"));
         assert!(needs.cors_service);
-        assert!(!Needs::of(|_, needs| (&&Probe::<String>::new()).declare(needs), 0).cors_service);
+        assert!(!Needs::of(|_, needs| (&&&Probe::<String>::new()).declare(needs), 0).cors_service);
+        let fields = Needs::of(|_, needs| (&&&Probe::<Fields>::new()).declare(needs), 0);
+        assert_eq!(fields.injected[0].0, TypeId::of::<u8>());
     }
 }

@@ -119,8 +119,7 @@ impl ProviderBuilder {
     }
 }
 
-/// Turns an entry of `providers_per_rou: [..]` into providers.
-#[doc(hidden)]
+/// Turns an entry of `providers_per_rou: [..]` (or `providers = [..]`) into providers.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be used as a provider list",
     note = "write `ProviderBuilder::new().use_value(value)`"
@@ -136,26 +135,16 @@ impl IntoProviders for ProviderBuilder {
     }
 }
 
-/// The providers for `cors = ..` in `#[controller]` and `#[route]`.
-#[doc(hidden)]
-pub fn cors_providers(options: cors_axum_core::CorsOptions) -> ProviderBuilder {
-    ProviderBuilder::new().use_value(options)
-}
-
-/// The providers for `cors = false` (or `true`) in `#[controller]` and `#[route]`.
-#[doc(hidden)]
-pub fn cors_switch(enabled: bool) -> ProviderBuilder {
-    cors_providers(cors_axum_core::CorsOptions::new().enabled(enabled))
-}
-
-/// Concatenates provider lists; later values replace earlier values of the same type.
-#[doc(hidden)]
-pub fn providers_list<const N: usize>(lists: [ProviderBuilder; N]) -> ProviderBuilder {
-    let mut all = ProviderBuilder::new();
-    for list in lists {
-        all.extend(list);
+/// The lists of a `providers = [..]` and `cors = ..` in `#[controller]` and `#[route]`, in
+/// order: later values replace earlier values of the same type.
+impl<const N: usize> IntoProviders for [ProviderBuilder; N] {
+    fn into_providers(self) -> ProviderBuilder {
+        let mut all = ProviderBuilder::new();
+        for list in self {
+            all.extend(list);
+        }
+        all
     }
-    all
 }
 
 /// The providers visible to one route, put into the request's extensions.

@@ -113,13 +113,19 @@ impl LevelArgs {
             .map(
                 |expr| quote_spanned!(expr.span()=> #private::IntoProviders::into_providers(#expr)),
             )
-            .chain(self.cors.iter().map(|cors| match cors {
-                CorsArg::Switch(on) => quote_spanned!(on.span()=> #private::cors_switch(#on)),
-                CorsArg::Options(expr) => {
-                    quote_spanned!(expr.span()=> #private::cors_providers(#expr))
+            .chain(self.cors.iter().map(|cors| {
+                let (span, options) = match cors {
+                    CorsArg::Switch(on) => (
+                        on.span(),
+                        quote_spanned!(on.span()=> ::cors_axum::CorsOptions::new().enabled(#on)),
+                    ),
+                    CorsArg::Options(expr) => (expr.span(), quote!(#expr)),
+                };
+                quote_spanned! {span=>
+                    ::cors_axum::ProviderBuilder::new().use_value::<::cors_axum::CorsOptions>(#options)
                 }
             }));
-        Some(quote!(#private::providers_list([#(#lists),*])))
+        Some(quote!(#private::IntoProviders::into_providers([#(#lists),*])))
     }
 
     /// The guards, as `GuardFn` values for state `state`.
@@ -255,21 +261,35 @@ pub(crate) fn check_method(method: &LitStr) -> syn::Result<String> {
     ))
 }
 
-/// The items the generated code uses, by the short name that [`private_use`] brings into scope.
-/// A controller's expansion names them about twenty times per route: written in full, that
-/// would be most of the tokens the macro hands the compiler. An identifier rather than a token
-/// stream, so that naming it appends one token instead of joining two streams across the
+/// The hidden items the generated code uses, by the short name that [`private_use`] brings into
+/// scope. A controller's expansion names them about twenty times per route: written in full,
+/// that would be most of the tokens the macro hands the compiler. An identifier rather than a
+/// token stream, so that naming it appends one token instead of joining two streams across the
 /// compiler's proc-macro bridge.
 pub(crate) fn private() -> proc_macro2::Ident {
     proc_macro2::Ident::new("__cors", proc_macro2::Span::call_site())
 }
 
-/// Brings [`private`]'s name into scope: the first item of the anonymous `const` block that
-/// every expansion naming it is put in.
+/// `cors_axum::app::checks`, the public traits and functions that check a handler, a
+/// controller and a module, by the short name that [`private_use`] brings into scope.
+pub(crate) fn checks_path() -> proc_macro2::Ident {
+    proc_macro2::Ident::new("__checks", proc_macro2::Span::call_site())
+}
+
+/// Brings [`private`]'s and [`checks_path`]'s names into scope, and the three axum names that a
+/// route's code names several times (`__Router`, `__Filter`, `__Method`): the first item of the
+/// anonymous `const` block that every expansion naming them is put in, one `use` for all.
 pub(crate) fn private_use() -> TokenStream {
     quote!(
         #[allow(unused_imports)]
-        use ::cors_axum::__private as __cors;
+        use ::cors_axum::{
+            __private::{
+                self as __cors,
+                axum::http::Method as __Method,
+                axum::routing::{MethodFilter as __Filter, MethodRouter as __Router},
+            },
+            app::checks as __checks,
+        };
     )
 }
 

@@ -6,7 +6,7 @@ use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{Fields, FnArg, ImplItem, Item, ItemImpl, ItemStruct, Type};
 
-use crate::attr::{self, ControllerArgs, StateParams, private};
+use crate::attr::{self, ControllerArgs, StateParams, checks_path, private};
 use crate::openapi::{UTOIPA_PATH, take_details};
 use crate::route::{ControllerContext, ROUTE_PATHS, Route, RouteItems, is_route_attr};
 use crate::state::InferredState;
@@ -61,6 +61,7 @@ fn expand_struct(args: TokenStream, item: ItemStruct) -> syn::Result<TokenStream
         ));
     }
     let private = private();
+    let checks = checks_path();
     let name = &item.ident;
     let types: Vec<&Type> = item.fields.iter().map(|f| &f.ty).collect();
     let inferred = match &args.state {
@@ -77,7 +78,7 @@ fn expand_struct(args: TokenStream, item: ItemStruct) -> syn::Result<TokenStream
     let state_checks = inferred.as_ref().map(InferredState::checks);
     let values = types.iter().map(|ty| {
         quote_spanned! {ty.span()=>
-            #private::field::<#state, #ty>(__parts, __state).await?
+            #checks::field::<#state, #ty>(__parts, __state).await?
         }
     });
     let construct = match &item.fields {
@@ -109,8 +110,8 @@ fn expand_struct(args: TokenStream, item: ItemStruct) -> syn::Result<TokenStream
         impl #private::FieldNeeds for #name {
             #[allow(unused_imports, clippy::needless_borrow)]
             fn declare_fields(__needs: &mut #private::Needs) {
-                use #private::{DeclareNeed as _, DeclareNothing as _};
-                #((&&#private::Probe::<#types>::new()).declare(__needs);)*
+                use #private::Declare as _;
+                #((&&&#private::Probe::<#types>::new()).declare(__needs);)*
             }
         }
 
@@ -130,13 +131,12 @@ fn args_tokens(args: &ControllerArgs) -> TokenStream {
 
 /// The routes of an `impl` block: strips `#[route]`, re-emits the block, declares the routes
 /// and registers the controller.
-/// The function that gives the controller's own providers, and the reference its `Controller`
-/// impl keeps to it.
+/// The function that gives the controller's own providers, and the reference its
+/// `ControllerRef` keeps to it.
 fn controller_providers(args: &ControllerArgs) -> (TokenStream, TokenStream) {
-    let private = private();
     match args.level.providers() {
         Some(builder) => (
-            quote!(fn __cors_controller_providers() -> #private::ProviderBuilder { #builder }),
+            quote!(fn __cors_controller_providers() -> ::cors_axum::ProviderBuilder { #builder }),
             quote!(::core::option::Option::Some(__cors_controller_providers)),
         ),
         None => (TokenStream::new(), quote!(::core::option::Option::None)),
@@ -263,7 +263,6 @@ fn expand_impl(
     let controller_name = quote!(#self_ty).to_string().replace(' ', "");
 
     let (routes, mut errors) = take_routes(item, &prefix);
-    let private = private();
     let inferred = match &args.state {
         Some(_) => None,
         None => read_state(&routes).unwrap_or_else(|error| {
@@ -272,9 +271,6 @@ fn expand_impl(
         }),
     };
     let params = StateParams::new(args.state.as_ref().or(inferred.as_ref().map(|i| &i.ty)));
-    let StateParams {
-        generics, state, ..
-    } = &params;
     let state_checks = inferred.as_ref().map(InferredState::checks);
     let controller = ControllerContext {
         self_ty: &self_ty,
@@ -293,7 +289,11 @@ fn expand_impl(
     let needs_fn = crate::route::needs_fn(items.iter().map(|items| &items.needs));
     let defs = items.iter().map(|items| &items.def);
     let (providers_fn, providers_ref) = controller_providers(&args);
-    let listed = listed_impls(&self_ty, &args, inferred.as_ref());
+    let private = private();
+    let controller_ref = quote! {
+        #private::ControllerRef::new::<Self>(#controller_name, const { &[#(#defs),*] }, #providers_ref)
+    };
+    let impls = controller_impls(&self_ty, &args, inferred.as_ref(), &controller_ref);
     // Emitted even when a route is wrong, so that a module listing the controller does not
     // also report that it is not one.
     let probe_traits = crate::route::probe_traits();
@@ -307,15 +307,7 @@ fn expand_impl(
             #needs_fn
             #providers_fn
             #state_checks
-
-            impl #generics #private::Controller<#state> for #self_ty {
-                const NAME: &'static str = #controller_name;
-                const ROUTES: &'static [#private::RouteDef<#state>] = &[#(#defs),*];
-                const PROVIDERS: ::core::option::Option<fn() -> #private::ProviderBuilder> =
-                    #providers_ref;
-            }
-
-            #listed
+            #impls
             #registry_entry
         };
     };
@@ -333,55 +325,58 @@ fn registry_entry(self_ty: &Type, controller_name: &str) -> TokenStream {
         #private::inventory::submit! {
             #private::ControllerEntry {
                 name: #controller_name,
-                type_id: #private::type_id_of::<#self_ty>,
+                type_id: ::core::any::TypeId::of::<#self_ty>,
                 module_path: ::core::module_path!(),
             }
         }
     }
 }
 
-/// How modules list the controller: `ListedIn<S>` for a module of state `S`, `ListedInAnyState`
-/// for a module without state. For a controller of one state `T` (`state = T`, else `inferred`
-/// from its handlers), each holds under a bound spanned at the `State<T>` (or `state = T`) it
-/// comes from, whose message names the states.
-fn listed_impls(
+/// How modules list the controller, given `controller_ref`, the expression of its routes:
+/// `Controller<S>` for a module of state `S`, `ListedInAnyState` for a module without state.
+/// For a controller of one state `T` (`state = T`, else `inferred` from its handlers), each
+/// holds under a bound spanned at the `State<T>` (or `state = T`) it comes from, whose message
+/// names the states.
+fn controller_impls(
     self_ty: &Type,
     args: &ControllerArgs,
     inferred: Option<&InferredState>,
+    controller_ref: &TokenStream,
 ) -> TokenStream {
     let state = args.state.as_ref().or(inferred.map(|i| &i.ty));
     let span =
         (args.state.as_ref().map(Spanned::span)).or_else(|| inferred.map(InferredState::span));
     let private = private();
+    let checks = checks_path();
     let any = quote!(#private::AnyState);
     let Some(state) = state else {
         return quote! {
-            impl<__S: #any> #private::ListedIn<__S> for #self_ty {
+            impl<__S: #any> ::cors_axum::app::Controller<__S> for #self_ty {
                 fn controller_ref() -> #private::ControllerRef<__S> {
-                    #private::ControllerRef::of::<Self>()
+                    #controller_ref
                 }
             }
 
-            impl #private::ListedInAnyState for #self_ty {
+            impl #checks::ListedInAnyState for #self_ty {
                 fn controller_ref_any<__S: #any>() -> #private::ControllerRef<__S> {
-                    #private::ControllerRef::of::<Self>()
+                    <Self as ::cors_axum::app::Controller<__S>>::controller_ref()
                 }
             }
         };
     };
     let span = span.unwrap_or_else(proc_macro2::Span::call_site);
-    // The paths written out rather than `#private`, whose tokens keep the macro's span: the
+    // The paths written out rather than `#checks`, whose tokens keep the macro's span: the
     // bound's "introduced here" then points at the `State<T>`.
-    let module_state = quote_spanned!(span=> #state: ::cors_axum::__private::ModuleState<__S>);
-    let needs_state = quote_spanned!(span=> for<'__a> #state: ::cors_axum::__private::NeedsState);
+    let module_state = quote_spanned!(span=> #state: ::cors_axum::app::checks::ModuleState<__S>);
+    let needs_state = quote_spanned!(span=> for<'__a> #state: ::cors_axum::app::checks::NeedsState);
     quote! {
-        impl<__S: 'static> #private::ListedIn<__S> for #self_ty where #module_state {
+        impl<__S: 'static> ::cors_axum::app::Controller<__S> for #self_ty where #module_state {
             fn controller_ref() -> #private::ControllerRef<__S> {
-                <#state as #private::ModuleState<__S>>::cast(#private::ControllerRef::of::<Self>())
+                <#state as #checks::ModuleState<__S>>::cast(#controller_ref)
             }
         }
 
-        impl #private::ListedInAnyState for #self_ty where #needs_state {}
+        impl #checks::ListedInAnyState for #self_ty where #needs_state {}
     }
 }
 

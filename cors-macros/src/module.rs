@@ -7,7 +7,7 @@ use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
 use syn::{Attribute, Expr, Ident, LitBool, Token, Type, Visibility, braced, bracketed};
 
-use crate::attr::{StateParams, private, switch};
+use crate::attr::{StateParams, checks_path, private, switch};
 
 /// `pub struct AppModule { imports: [..], controllers: [..], providers_per_rou: [..], .. }`.
 struct ModuleDecl {
@@ -184,7 +184,7 @@ fn generate(decl: &ModuleDecl) -> syn::Result<TokenStream> {
         const _: () = {
             #private_use
 
-            impl #generics #private::Module<#state_param> for #name {
+            impl #generics ::cors_axum::app::Module<#state_param> for #name {
                 fn definition(&self) -> #private::ModuleDefinition<#state_param> {
                     #private::ModuleDefinition::<#state_param>::new::<Self>(#name_str)
                         #calls
@@ -202,6 +202,7 @@ fn generate(decl: &ModuleDecl) -> syn::Result<TokenStream> {
 /// spanned at its entry, so that a type error names the entry rather than the whole macro.
 fn definition_calls(decl: &ModuleDecl) -> TokenStream {
     let private = private();
+    let checks = checks_path();
     let ModuleDecl {
         state,
         imports,
@@ -216,15 +217,15 @@ fn definition_calls(decl: &ModuleDecl) -> TokenStream {
     let imports = imports
         .iter()
         .map(|import| quote_spanned!(import.span()=> .import(#import)));
-    // Through `ListedIn` (`ListedInAnyState` without state), whose bounds the controller
+    // Through `Controller<S>` (`ListedInAnyState` without state), whose bounds the controller
     // writes at its `State<T>`: a controller of another state is one error naming both states,
     // with no `where` clause for the generic state suggested.
     let controllers = controllers.iter().map(|controller| match state {
         Some(state) => quote_spanned! {controller.span()=>
-            .controller_ref(<#controller as #private::ListedIn<#state>>::controller_ref())
+            .controller_ref(<#controller as ::cors_axum::app::Controller<#state>>::controller_ref())
         },
         None => quote_spanned! {controller.span()=>
-            .controller_ref(<#controller as #private::ListedInAnyState>::controller_ref_any::<__S>())
+            .controller_ref(<#controller as #checks::ListedInAnyState>::controller_ref_any::<__S>())
         },
     });
     // Each guard, what it says in an OpenAPI document and what it declares it injects (its
@@ -267,8 +268,8 @@ fn application_fns(vis: &Visibility, name: &Ident, app_state: &TokenStream) -> T
         impl #name {
             /// The builder of the application whose root is this module, to provide values,
             /// guards and layers known only at run time.
-            #vis fn builder() -> #private::ApplicationBuilder<#app_state> {
-                #private::ApplicationBuilder::new(#name)
+            #vis fn builder() -> ::cors_axum::app::ApplicationBuilder<#app_state> {
+                ::cors_axum::app::ApplicationBuilder::new(#name)
             }
 
             /// Builds the module's `axum::Router`; conflicts, invalid options and missing
@@ -280,20 +281,20 @@ fn application_fns(vis: &Visibility, name: &Ident, app_state: &TokenStream) -> T
             /// layer would reject preflights and answer without CORS headers.
             #vis fn router() -> ::core::result::Result<
                 #private::axum::Router<#app_state>,
-                #private::BuildError,
+                ::cors_axum::BuildError,
             > {
                 Self::builder().router()
             }
 
             /// The routes the module's router serves, in a stable order.
-            #vis fn routes() -> ::core::result::Result<#private::RouteTable, #private::BuildError> {
-                Self::builder().build().map(|app| #private::Application::into_parts(app).1)
+            #vis fn routes() -> ::core::result::Result<::cors_axum::app::RouteTable, ::cors_axum::BuildError> {
+                Self::builder().build().map(|app| ::cors_axum::Application::into_parts(app).1)
             }
 
             /// The router and the route table at once.
             #vis fn application() -> ::core::result::Result<
-                #private::Application<#app_state>,
-                #private::BuildError,
+                ::cors_axum::Application<#app_state>,
+                ::cors_axum::BuildError,
             > {
                 Self::builder().build()
             }

@@ -174,9 +174,7 @@ impl RouteDocs<'_> {
             .iter()
             .any(|a| a.path().is_ident("deprecated"));
         let listed = self.listed.map(|listed| quote!(.listed(#listed)));
-        let doc = quote! {
-            .doc(#private::RouteDoc::new(#summary, #description, #deprecated, #name) #listed)
-        };
+        let doc = quote!(.doc(#summary, #description, #deprecated, #name) #listed);
         (function, doc)
     }
 
@@ -205,12 +203,7 @@ pub(crate) fn probe_traits() -> TokenStream {
     let private = private();
     quote! {
         #[allow(unused_imports)]
-        use #private::{
-            DeclareNoScheme as _, DeclareScheme as _, DescribeArgument as _,
-            DescribeListArgument as _, DescribeListOutput as _, DescribeNoArgument as _,
-            DescribeNoOutput as _, DescribeOutput as _, DescribePathSchema as _,
-            DescribePathTuple as _,
-        };
+        use #private::{DeclareScheme as _, DescribeArgument as _, DescribeOutput as _};
     }
 }
 
@@ -220,7 +213,7 @@ pub(crate) fn guard_description(guard: &Type) -> TokenStream {
     quote! {{
         #[allow(unused_imports, clippy::needless_borrow)]
         fn __describe(__draft: &mut #private::OperationDraft) {
-            use #private::{DeclareNoScheme as _, DeclareScheme as _};
+            use #private::DeclareScheme as _;
             (&&#private::Probe::<#guard>::new()).declare_scheme(__draft);
         }
         __describe

@@ -4,7 +4,7 @@ use proc_macro2::{Ident, Span, TokenStream, TokenTree};
 use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::{Attribute, FnArg, ImplItemFn, ReceiverKind, ReturnType, Type};
 
-use crate::attr::{self, LevelArgs, RouteArgs, StateParams, TokenList, private};
+use crate::attr::{self, LevelArgs, RouteArgs, StateParams, TokenList, checks_path, private};
 use crate::openapi::{RouteDocs, names_impl_trait, output_type};
 
 /// `#[route]` outside a `#[controller]` impl block: the item plus an error saying where it
@@ -92,7 +92,6 @@ impl Route {
         item: &ImplItemFn,
         controller: &ControllerContext<'_>,
     ) -> RouteItems {
-        let private = private();
         let ControllerContext { self_ty, level, .. } = controller;
         let router_name = format_ident!("__cors_route_{}", index);
         let providers_name = format_ident!("__cors_route_providers_{}", index);
@@ -111,7 +110,7 @@ impl Route {
 
         let (providers_fn, providers_ref) = match self.args.level.providers() {
             Some(builder) => (
-                quote!(fn #providers_name() -> #private::ProviderBuilder { #builder }),
+                quote!(fn #providers_name() -> ::cors_axum::ProviderBuilder { #builder }),
                 quote!(.providers(#providers_name)),
             ),
             None => (TokenStream::new(), TokenStream::new()),
@@ -162,9 +161,9 @@ impl Route {
         let router = self.router_expr(item, arguments, self_ty, params, &layers, &wrapper_bounds);
         let tokens = quote! {
             fn #name #generics (
-                __into: #private::MethodRouter<#state>,
+                __into: __Router<#state>,
                 __setup: #private::RouteSetup<#state>,
-            ) -> #private::MethodRouter<#state>
+            ) -> __Router<#state>
             #own_bounds
             {
                 #body
@@ -202,7 +201,9 @@ impl Route {
             .into_iter()
             .chain(self.args.level.guards(state))
             .collect();
-        let guards = (!guards.is_empty()).then(|| quote!(.guards(&[#(#guards),*])));
+        // In a `const` block of its own: the controller's routes are one for a state that may
+        // be generic, where a reference to a call is not promoted.
+        let guards = (!guards.is_empty()).then(|| quote!(.guards(const { &[#(#guards),*] })));
         let method = format_ident!("{}", self.method);
         let path = &self.path;
         let handler_name = self.handler.to_string();
@@ -215,7 +216,7 @@ impl Route {
         };
         quote! {
             #private::RouteDef::new(
-                #private::Method::#method,
+                __Method::#method,
                 #path,
                 #handler_name,
                 #router_ref,
@@ -301,6 +302,7 @@ impl Route {
         bounds: &TokenStream,
     ) -> TokenStream {
         let private = private();
+        let checks = checks_path();
         let handler = &self.handler;
         let this = if matches!(receiver.kind, ReceiverKind::Reference(..)) {
             quote!(&__this)
@@ -341,11 +343,11 @@ impl Route {
                 )
             }
             fn __router #generics (
-                __into: #private::MethodRouter<#state>,
+                __into: __Router<#state>,
                 __setup: #private::RouteSetup<#state>,
-            ) -> #private::MethodRouter<#state>
+            ) -> __Router<#state>
             where
-                __C: #private::#instance<#state>
+                __C: #checks::#instance<#state>
                     + ::core::convert::Into<#self_ty>
                     + ::core::marker::Send
                     + 'static,
@@ -376,7 +378,7 @@ impl RouteLayers {
     fn add(&self, method: &str, route: TokenStream) -> TokenStream {
         let private = private();
         let filter = format_ident!("{}", method);
-        let filter = quote!(#private::MethodFilter::#filter);
+        let filter = quote!(__Filter::#filter);
         if !self.any() {
             return quote!(#private::route_into(__into, #filter, #route, __setup));
         }
@@ -413,16 +415,18 @@ fn needs_arm(
     guards: &[&Type],
 ) -> TokenStream {
     let private = private();
+    // A `&self` route's controller, probed like an argument: a struct controller declares the
+    // needs of its fields.
     let receiver = matches!(item.sig.inputs.first(), Some(FnArg::Receiver(_)));
-    let field_needs =
-        receiver.then(|| quote!((&&#private::Probe::<#self_ty>::new()).declare_fields(__needs);));
-    let types = arguments.iter().map(|(_, ty)| ty);
+    let controller = receiver.then(|| quote!(#self_ty));
+    let types = controller
+        .into_iter()
+        .chain(arguments.iter().map(|(_, ty)| ty.to_token_stream()));
     let guard_needs = guards.iter().map(|guard| declare_guard(guard));
-    // The probes' traits are imported once for the controller (`probe_traits`).
+    // The probes' trait is imported once for the controller (`probe_traits`).
     quote! {
         #index => {
-            #field_needs
-            #((&&#private::Probe::<#types>::new()).declare(__needs);)*
+            #((&&&#private::Probe::<#types>::new()).declare(__needs);)*
             #(#guard_needs)*
         }
     }
@@ -449,9 +453,7 @@ pub(crate) fn probe_traits() -> TokenStream {
     let describe = crate::openapi::probe_traits();
     quote! {
         #[allow(unused_imports)]
-        use #private::{
-            DeclareFields as _, DeclareNeed as _, DeclareNoFields as _, DeclareNothing as _,
-        };
+        use #private::Declare as _;
         #describe
     }
 }
@@ -462,7 +464,7 @@ pub(crate) fn declare_guard(guard: &Type) -> TokenStream {
     let private = private();
     quote! {{
         #[allow(unused_imports)]
-        use #private::{DeclareGuard as _, DeclareGuardName as _};
+        use #private::DeclareGuard as _;
         // Two references: the `GuardInjects` impl matches with one fewer, the name-only one
         // with none (see `cors-axum/src/needs.rs`).
         let __probe = &&#private::Probe::<#guard>::new();
@@ -550,7 +552,7 @@ fn argument_checks(
     body: &mut TokenStream,
     bounds: &mut Vec<(Bound, TokenStream)>,
 ) {
-    let private = private();
+    let checks = checks_path();
     let state = &params.state;
     let Some(((_, last), before)) = arguments.split_last() else {
         return;
@@ -561,14 +563,10 @@ fn argument_checks(
     if params.any_state {
         for (_, ty) in before {
             let span = ty.first_span();
-            body.extend(
-                quote_spanned!(span=> #private::any_state_parts_argument::<#state, #ty>();),
-            );
+            body.extend(quote_spanned!(span=> #checks::any_state_parts_argument::<#state, #ty>();));
         }
         let span = last.first_span();
-        body.extend(
-            quote_spanned!(span=> #private::any_state_last_argument::<#state, _, #last>();),
-        );
+        body.extend(quote_spanned!(span=> #checks::any_state_last_argument::<#state, _, #last>();));
         return;
     }
     for (_, ty) in before {
@@ -576,11 +574,11 @@ fn argument_checks(
         bounds.push(match crate::state::state_of_tokens(&ty.to_stream()) {
             Some(part) => (
                 Bound::State(span),
-                quote_spanned!(span=> for<'__a> #part: ::cors_axum::__private::StatePart<#state>),
+                quote_spanned!(span=> for<'__a> #part: ::cors_axum::app::checks::StatePart<#state>),
             ),
             None => (
                 Bound::Other(span),
-                quote_spanned!(span=> for<'__a> #ty: ::cors_axum::__private::PartsArgument<#state>),
+                quote_spanned!(span=> for<'__a> #ty: ::cors_axum::app::checks::PartsArgument<#state>),
             ),
         });
     }
@@ -588,10 +586,10 @@ fn argument_checks(
     match crate::state::state_of_tokens(&last.to_stream()) {
         Some(part) => bounds.push((
             Bound::State(span),
-            quote_spanned!(span=> for<'__a> #part: ::cors_axum::__private::StatePart<#state>),
+            quote_spanned!(span=> for<'__a> #part: ::cors_axum::app::checks::StatePart<#state>),
         )),
         // The last argument's bound names axum's "via" parameter, which a bound cannot.
-        None => body.extend(quote_spanned!(span=> #private::last_argument::<#state, _, #last>();)),
+        None => body.extend(quote_spanned!(span=> #checks::last_argument::<#state, _, #last>();)),
     }
 }
 
@@ -603,7 +601,7 @@ fn output_check(
     body: &mut TokenStream,
     bounds: &mut Vec<(Bound, TokenStream)>,
 ) {
-    let private = private();
+    let checks = checks_path();
     // An `impl Trait` return type cannot be named here; axum's own bound checks it.
     let Some(ty) = output_type(output) else {
         return;
@@ -613,11 +611,11 @@ fn output_check(
     // A method's wrapper turns the result into a response in its own body. The bound names no
     // state, so a controller for every state takes it too.
     if receiver {
-        body.extend(quote_spanned!(span=> #private::handler_output::<#ty>();));
+        body.extend(quote_spanned!(span=> #checks::handler_output::<#ty>();));
     } else {
         bounds.push((
             Bound::Other(span),
-            quote_spanned!(span=> for<'__a> #ty: ::cors_axum::__private::HandlerOutput),
+            quote_spanned!(span=> for<'__a> #ty: ::cors_axum::app::checks::HandlerOutput),
         ));
     }
 }

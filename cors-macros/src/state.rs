@@ -6,7 +6,7 @@ use quote::{ToTokens, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{GenericArgument, PathArguments, Type};
 
-use crate::attr::private;
+use crate::attr::checks_path;
 
 /// A state type read from a `State<T>` argument or field.
 pub(crate) struct InferredState {
@@ -62,11 +62,12 @@ impl InferredState {
     /// Checks, each spanned at a `State<T>` the state was read from, that it is axum's
     /// `State`: a type of another crate with the same name would otherwise pin the state.
     pub(crate) fn checks(&self) -> TokenStream {
-        let private = private();
+        let path = checks_path();
         let ty = &self.ty;
-        let checks = self.sources.iter().map(
-            |source| quote_spanned!(source.span()=> #private::state_argument::<#ty, #source>();),
-        );
+        let checks = self
+            .sources
+            .iter()
+            .map(|source| quote_spanned!(source.span()=> #path::state_argument::<#ty, #source>();));
         quote! {
             const _: () = {
                 #(#checks)*

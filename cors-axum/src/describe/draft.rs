@@ -20,14 +20,12 @@ use crate::openapi::security::GuardSecurity;
 
 /// Fills the draft of a route's operation with what its argument, result and guard types and
 /// its `#[utoipa::path(..)]` say.
-#[doc(hidden)]
-pub type Describe = fn(&mut OperationDraft);
+pub(crate) type Describe = fn(&mut OperationDraft);
 
 /// What a route says about itself: its handler's doc comment and [`Describe`] function. Empty
 /// without the `openapi` feature.
-#[doc(hidden)]
 #[derive(Clone, Copy)]
-pub struct RouteDoc {
+pub(crate) struct RouteDoc {
     /// The first paragraph of the handler's doc comment.
     #[cfg(feature = "openapi")]
     pub(crate) summary: &'static str,
@@ -46,7 +44,7 @@ pub struct RouteDoc {
 
 impl RouteDoc {
     /// The documentation the macros write; only a constant when the feature is off.
-    pub const fn new(
+    pub(crate) const fn new(
         summary: &'static str,
         description: &'static str,
         deprecated: bool,
@@ -70,7 +68,7 @@ impl RouteDoc {
     /// Listed in OpenAPI documents or left out (`openapi = ..` of `#[route]` or
     /// `#[controller]`), whatever its module says.
     #[must_use]
-    pub const fn listed(self, listed: bool) -> Self {
+    pub(crate) const fn listed(self, listed: bool) -> Self {
         #[cfg(feature = "openapi")]
         return RouteDoc {
             listed: Some(listed),
@@ -84,14 +82,13 @@ impl RouteDoc {
     }
 
     /// No documentation, for routes declared by hand (benchmarks, tests).
-    pub const UNDOCUMENTED: RouteDoc = RouteDoc::new("", "", false, describe_nothing);
+    pub(crate) const UNDOCUMENTED: RouteDoc = RouteDoc::new("", "", false, describe_nothing);
 }
 
 fn describe_nothing(_: &mut OperationDraft) {}
 
 /// The operation of one route as its types and `#[utoipa::path(..)]` describe it, before the
 /// document puts it under its full path.
-#[doc(hidden)]
 #[derive(Default)]
 pub struct OperationDraft {
     /// Named parameters: of `Path<T>` and `Query<T>` where `T: IntoParams`.

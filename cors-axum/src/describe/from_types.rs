@@ -40,90 +40,42 @@ use utoipa::{IntoParams, PartialSchema, ToSchema};
 #[cfg(feature = "openapi")]
 use crate::openapi::security::GuardSecurity;
 
-/// Describes `Json<Vec<T>>`.
-#[doc(hidden)]
-pub trait DescribeListArgument {
-    /// Adds the request body to `draft`.
-    fn describe_argument(&self, draft: &mut OperationDraft);
-}
-
-/// Describes an argument whose type implements a utoipa trait.
-#[doc(hidden)]
+/// Describes a handler's argument: `Json<Vec<T>>` (with four references), `Path<T>` and
+/// `Query<T>` of `IntoParams` types and `Json<T>` (three), `Path<T>` of one parameter (two),
+/// `Path<(A, B, ..)>` (one); nothing for every other type.
 pub trait DescribeArgument {
     /// Adds what the argument says to `draft`.
     fn describe_argument(&self, draft: &mut OperationDraft);
 }
 
-/// Describes `Path<T>` of one parameter.
-#[doc(hidden)]
-pub trait DescribePathSchema {
-    /// Adds the parameter's schema to `draft`.
-    fn describe_argument(&self, draft: &mut OperationDraft);
-}
-
-/// Describes `Path<(A, B, ..)>`.
-#[doc(hidden)]
-pub trait DescribePathTuple {
-    /// Adds the parameters' schemas to `draft`.
-    fn describe_argument(&self, draft: &mut OperationDraft);
-}
-
-/// The fallback for every other argument: nothing to say.
-#[doc(hidden)]
-pub trait DescribeNoArgument {
-    /// Does nothing.
-    fn describe_argument(&self, draft: &mut OperationDraft);
-}
-
-impl<T: ?Sized> DescribeNoArgument for Probe<T> {
+impl<T: ?Sized> DescribeArgument for Probe<T> {
     fn describe_argument(&self, _: &mut OperationDraft) {}
 }
 
-/// Describes a result that is a JSON list.
-#[doc(hidden)]
-pub trait DescribeListOutput {
-    /// Adds the success response to `draft`.
-    fn describe_output(&self, draft: &mut OperationDraft);
-}
-
-/// Describes a result type that is a response with a known body.
-#[doc(hidden)]
+/// Describes a handler's result: a JSON list (with two references), a response with a known
+/// body (one); nothing for every other type.
 pub trait DescribeOutput {
-    /// Adds the success response to `draft`.
+    /// Adds the response to `draft`.
     fn describe_output(&self, draft: &mut OperationDraft);
 }
 
-/// The fallback for every other result type.
-#[doc(hidden)]
-pub trait DescribeNoOutput {
-    /// Does nothing.
-    fn describe_output(&self, draft: &mut OperationDraft);
-}
-
-impl<T: ?Sized> DescribeNoOutput for Probe<T> {
+impl<T: ?Sized> DescribeOutput for Probe<T> {
     fn describe_output(&self, _: &mut OperationDraft) {}
 }
 
-/// Declares the security scheme of a guard that has one.
-#[doc(hidden)]
+/// Declares the security scheme of a guard that has one (with one reference); nothing for
+/// the others.
 pub trait DeclareScheme {
     /// Adds the scheme to `draft`.
     fn declare_scheme(&self, draft: &mut OperationDraft);
 }
 
-/// The fallback for a guard without a scheme.
-#[doc(hidden)]
-pub trait DeclareNoScheme {
-    /// Does nothing.
-    fn declare_scheme(&self, draft: &mut OperationDraft);
-}
-
-impl<T: ?Sized> DeclareNoScheme for Probe<T> {
+impl<T: ?Sized> DeclareScheme for Probe<T> {
     fn declare_scheme(&self, _: &mut OperationDraft) {}
 }
 
 #[cfg(feature = "openapi")]
-impl<T: ToSchema> DescribeListArgument for &&&&Probe<Json<Vec<T>>> {
+impl<T: ToSchema> DescribeArgument for &&&&Probe<Json<Vec<T>>> {
     fn describe_argument(&self, draft: &mut OperationDraft) {
         draft.json_body::<T>(true);
     }
@@ -151,17 +103,17 @@ impl<T: ToSchema> DescribeArgument for &&&Probe<Json<T>> {
 }
 
 #[cfg(feature = "openapi")]
-impl<T: PartialSchema> DescribePathSchema for &&Probe<Path<T>> {
+impl<T: PartialSchema> DescribeArgument for &&Probe<Path<T>> {
     fn describe_argument(&self, draft: &mut OperationDraft) {
         draft.path_schema(T::schema());
     }
 }
 
-/// `DescribePathTuple` for `Path<(A, B, ..)>` of each arity.
+/// `DescribeArgument` for `Path<(A, B, ..)>` of each arity.
 #[cfg(feature = "openapi")]
 macro_rules! describe_path_tuple {
     ($($name:ident)+) => {
-        impl<$($name: PartialSchema),+> DescribePathTuple for &Probe<Path<($($name,)+)>> {
+        impl<$($name: PartialSchema),+> DescribeArgument for &Probe<Path<($($name,)+)>> {
             fn describe_argument(&self, draft: &mut OperationDraft) {
                 $(draft.path_schema($name::schema());)+
             }
@@ -177,14 +129,14 @@ describe_path_tuple!(A B C);
 describe_path_tuple!(A B C D);
 
 #[cfg(feature = "openapi")]
-impl<T: ToSchema> DescribeListOutput for &&Probe<Json<Vec<T>>> {
+impl<T: ToSchema> DescribeOutput for &&Probe<Json<Vec<T>>> {
     fn describe_output(&self, draft: &mut OperationDraft) {
         draft.response::<T>("application/json", true);
     }
 }
 
 #[cfg(feature = "openapi")]
-impl<T: ToSchema, E> DescribeListOutput for &&Probe<Result<Json<Vec<T>>, E>> {
+impl<T: ToSchema, E> DescribeOutput for &&Probe<Result<Json<Vec<T>>, E>> {
     fn describe_output(&self, draft: &mut OperationDraft) {
         draft.response::<T>("application/json", true);
     }
@@ -219,14 +171,14 @@ impl DescribeOutput for &Probe<&'static str> {
 }
 
 #[cfg(feature = "openapi")]
-impl<T: ToSchema> DescribeListOutput for &&Probe<(StatusCode, Json<Vec<T>>)> {
+impl<T: ToSchema> DescribeOutput for &&Probe<(StatusCode, Json<Vec<T>>)> {
     fn describe_output(&self, draft: &mut OperationDraft) {
         draft.response_with_status::<T>("application/json", true);
     }
 }
 
 #[cfg(feature = "openapi")]
-impl<T: ToSchema, E> DescribeListOutput for &&Probe<Result<(StatusCode, Json<Vec<T>>), E>> {
+impl<T: ToSchema, E> DescribeOutput for &&Probe<Result<(StatusCode, Json<Vec<T>>), E>> {
     fn describe_output(&self, draft: &mut OperationDraft) {
         draft.response_with_status::<T>("application/json", true);
     }

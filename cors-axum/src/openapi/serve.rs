@@ -7,7 +7,6 @@
 //! route-level provider, taken out when its method router is built, so that no request looks
 //! it up.
 
-use std::any::TypeId;
 use std::marker::PhantomData;
 use std::sync::{Arc, OnceLock};
 
@@ -121,7 +120,7 @@ impl<S: Clone + Send + Sync + 'static> OpenapiRoutes<S> {
 
     /// The controller, as a module lists it.
     pub(crate) fn controller() -> ControllerRef<S> {
-        ControllerRef::from_parts(TypeId::of::<OpenapiModule>(), "OpenapiModule", Self::ROUTES)
+        ControllerRef::new::<OpenapiModule>("OpenapiModule", Self::ROUTES, None)
     }
 
     /// The document's route.

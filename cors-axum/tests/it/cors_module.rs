@@ -773,8 +773,9 @@ struct Unexpected;
 
 impl cors_axum::app::Module for Unexpected {
     fn definition(&self) -> cors_axum::__private::ModuleDefinition<()> {
+        use axum::routing::MethodRouter;
         use cors_axum::__private::{
-            ControllerRef, MethodRouter, ModuleDefinition, Needs, RouteDef, RouteSetup, route_into,
+            ControllerRef, ModuleDefinition, Needs, RouteDef, RouteSetup, route_into,
         };
         fn get(into: MethodRouter<()>, setup: RouteSetup<()>) -> MethodRouter<()> {
             let filter = axum::routing::MethodFilter::GET;
@@ -793,10 +794,10 @@ impl cors_axum::app::Module for Unexpected {
             .import(CorsModule::with_opts(
                 CorsOptions::new().origin("https://app.example.com"),
             ))
-            .controller_ref(ControllerRef::from_parts(
-                std::any::TypeId::of::<Unexpected>(),
+            .controller_ref(ControllerRef::new::<Unexpected>(
                 "Unexpected",
                 &ROUTES,
+                None,
             ))
     }
 }
