@@ -72,10 +72,9 @@ pub use tls::SslMode;
 pub use tokio_postgres;
 
 use connect::Connect;
-use follow::Setup;
 use hosts::Hosts;
 use spelling::Rows;
-use table::Table;
+use table::{Followed, Table};
 
 /// How often the follow checks the connection and the table unless told otherwise.
 const CHECK_EVERY: Duration = Duration::from_secs(5);
@@ -100,7 +99,7 @@ impl fmt::Debug for PgOrigins {
             .field("set", &self.set)
             .field("table", &self.table.name)
             .field("column", &self.table.column)
-            .field("hosts", &self.hosts.as_ref().map(Hosts::name))
+            .field("hosts", &self.hosts.as_ref().map(|hosts| &hosts.table.name))
             .field("check_every", &self.check_every)
             .field("connect", &self.connect)
             .finish()
@@ -212,7 +211,7 @@ impl PgOrigins {
     /// missing (and make the triggers fire always), and the same of the hosts' table with
     /// [`tenant_hosts`](Self::tenant_hosts); safe to run from several replicas at once.
     pub fn schema_sql(&self) -> String {
-        let hosts = self.hosts.as_ref().map(Hosts::schema_sql);
+        let hosts = self.hosts.as_ref().map(|hosts| hosts.table.schema_sql());
         self.table.schema_sql() + &hosts.unwrap_or_default()
     }
 
@@ -251,12 +250,8 @@ impl PgOrigins {
     /// runtime, while the returned [`PgFollow`] lives. Its logs go to the subscriber in force
     /// here.
     pub fn spawn(self) -> PgFollow {
-        follow::spawn(Setup {
-            connect: self.connect,
-            rows: Rows::new(&self.set),
-            table: self.table,
-            hosts: self.hosts,
-            check_every: self.check_every,
-        })
+        let mut tables: Vec<Box<dyn Followed>> = vec![Box::new(Rows::new(self.table, &self.set))];
+        tables.extend(self.hosts.map(|hosts| Box::new(hosts) as Box<dyn Followed>));
+        follow::spawn(self.connect, self.set, tables, self.check_every)
     }
 }
