@@ -98,13 +98,11 @@ impl Connect {
         })
     }
 
-    /// The same, with other TLS settings.
-    pub(crate) fn with_ssl(&self, ssl: Ssl) -> Result<Self, PgError> {
+    /// The same, with TLS settings changed by `change`.
+    pub(crate) fn with_ssl(&self, change: impl FnOnce(&mut Ssl)) -> Result<Self, PgError> {
+        let mut ssl = self.ssl.clone();
+        change(&mut ssl);
         Connect::new(self.config.clone(), ssl)
-    }
-
-    pub(crate) fn ssl(&self) -> &Ssl {
-        &self.ssl
     }
 
     /// The connect timeout: per host, the whole set-up.
@@ -159,11 +157,7 @@ impl Connect {
             SslMode::Prefer => {
                 let sql = "SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()";
                 let asked = tokio::time::timeout(self.timeout(), client.query_one(sql, &[]));
-                let ssl = match asked.await {
-                    Ok(Ok(row)) => row.try_get::<_, bool>(0).ok(),
-                    _ => None,
-                };
-                ssl == Some(false)
+                matches!(asked.await, Ok(Ok(row)) if row.try_get(0).is_ok_and(|ssl: bool| !ssl))
             }
             _ => false,
         }

@@ -472,20 +472,16 @@ fn drive(mut connection: Connection<Socket, TlsStream>) -> (Notified, JoinSet<()
     let (tx, notified) = mpsc::unbounded_channel();
     let mut driver = JoinSet::new();
     driver.spawn(async move {
-        loop {
-            let message = std::future::poll_fn(|cx| connection.poll_message(cx)).await;
-            let sent = match message {
-                Some(Ok(AsyncMessage::Notification(n))) => {
-                    tx.send(Ok((n.channel().to_owned(), n.payload().to_owned())))
+        while let Some(message) = std::future::poll_fn(|cx| connection.poll_message(cx)).await {
+            let notification = match message {
+                Ok(AsyncMessage::Notification(n)) => {
+                    Ok((n.channel().to_owned(), n.payload().to_owned()))
                 }
-                Some(Ok(_)) => Ok(()),
-                Some(Err(error)) => {
-                    let _ = tx.send(Err(error));
-                    break;
-                }
-                None => break,
+                Ok(_) => continue,
+                Err(error) => Err(error),
             };
-            if sent.is_err() {
+            let ended = notification.is_err();
+            if tx.send(notification).is_err() || ended {
                 break;
             }
         }

@@ -17,7 +17,7 @@ use super::error::PgError;
 use super::table::{Followed, HOSTS, Skipped, Table};
 
 /// The table of hosts' origins and the set it fills.
-#[derive(Clone)]
+#[derive(Clone, Debug)]
 pub(crate) struct Hosts {
     pub(crate) table: Table,
     set: TenantOrigins,

@@ -59,7 +59,6 @@ mod spelling;
 mod table;
 mod tls;
 
-use std::fmt;
 use std::time::Duration;
 
 use cors_axum_core::{OriginSet, TenantOrigins};
@@ -84,26 +83,13 @@ const CHECK_EVERY: Duration = Duration::from_secs(5);
 /// [`table`](Self::table); its notification channel has the table's name. With
 /// [`tenant_hosts`](Self::tenant_hosts), each tenant's origins on its own host too, from a
 /// second table followed on the same connection.
-#[derive(Clone)]
+#[derive(Clone, Debug)]
 pub struct PgOrigins {
     connect: Connect,
     set: OriginSet,
     table: Table,
     hosts: Option<Hosts>,
     check_every: Duration,
-}
-
-impl fmt::Debug for PgOrigins {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("PgOrigins")
-            .field("set", &self.set)
-            .field("table", &self.table.name)
-            .field("column", &self.table.column)
-            .field("hosts", &self.hosts.as_ref().map(|hosts| &hosts.table.name))
-            .field("check_every", &self.check_every)
-            .field("connect", &self.connect)
-            .finish()
-    }
 }
 
 impl PgOrigins {
@@ -146,9 +132,7 @@ impl PgOrigins {
 
     /// Another TLS mode, as `sslmode=` in the URL.
     pub fn ssl_mode(mut self, mode: SslMode) -> Result<Self, PgError> {
-        let mut ssl = self.connect.ssl().clone();
-        ssl.mode = Some(mode);
-        self.connect = self.connect.with_ssl(ssl)?;
+        self.connect = self.connect.with_ssl(|ssl| ssl.mode = Some(mode))?;
         Ok(self)
     }
 
@@ -156,9 +140,8 @@ impl PgOrigins {
     /// `system` for the system's store (which `verify-ca` and `verify-full` use when none is
     /// given).
     pub fn ssl_root_cert(mut self, root_cert: impl Into<String>) -> Result<Self, PgError> {
-        let mut ssl = self.connect.ssl().clone();
-        ssl.root_cert = Some(root_cert.into());
-        self.connect = self.connect.with_ssl(ssl)?;
+        let root_cert = Some(root_cert.into());
+        self.connect = self.connect.with_ssl(|ssl| ssl.root_cert = root_cert)?;
         Ok(self)
     }
 
@@ -218,31 +201,22 @@ impl PgOrigins {
     /// Creates the table and its triggers if missing ([`schema_sql`](Self::schema_sql)), over
     /// a connection of its own, bounded by the connect timeout.
     pub async fn create_table(&self) -> Result<(), PgError> {
-        let opened =
-            self.connect.open().await.map_err(|why| {
-                PgError::database(format!("cannot create the table: {why}"), None)
-            })?;
+        let failed =
+            |why, source| PgError::database(format!("cannot create the table: {why}"), source);
+        let opened = self.connect.open().await.map_err(|why| failed(why, None))?;
         let driver = tokio::spawn(opened.connection);
-        let done = tokio::time::timeout(
-            self.connect.timeout(),
-            opened.client.batch_execute(&self.schema_sql()),
-        )
-        .await;
-        drop(opened.client);
+        let limit = self.connect.timeout();
+        let (client, sql) = (opened.client, self.schema_sql());
+        let done = tokio::time::timeout(limit, client.batch_execute(&sql)).await;
+        drop(client);
         let _ = driver.await;
         match done {
             Ok(Ok(())) => Ok(()),
-            Ok(Err(error)) => Err(PgError::database(
-                format!("cannot create the table: {}", error::reason(&error)),
-                Some(error),
-            )),
-            Err(_) => Err(PgError::database(
-                format!(
-                    "cannot create the table: no answer within the connect timeout ({:?})",
-                    self.connect.timeout()
-                ),
-                None,
-            )),
+            Ok(Err(error)) => Err(failed(error::reason(&error), Some(error))),
+            Err(_) => {
+                let why = format!("no answer within the connect timeout ({limit:?})");
+                Err(failed(why, None))
+            }
         }
     }
 

@@ -269,7 +269,7 @@ pub(crate) trait Followed: Send + Sync {
 
 /// The rows of a table that its set skipped (refused, or not UTF-8) and that were logged, so
 /// that each is logged once while it stays in the table.
-#[derive(Clone, Default)]
+#[derive(Clone, Debug, Default)]
 pub(crate) struct Skipped(HashSet<String>);
 
 impl Skipped {
