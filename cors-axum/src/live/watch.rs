@@ -294,30 +294,28 @@ impl Watch {
 
     /// Logs, once for each thing refused, that the options in force stay, and why.
     fn refuse(&mut self, refused: Refused, why: &str) {
-        if self.refused.as_ref() == Some(&refused) {
-            return;
-        }
-        tracing::warn!(
-            target: "cors_axum",
-            "CORS options not reloaded from `{}`, the options in force stay: {}",
-            self.file.display(),
-            why.escape_debug()
-        );
-        self.refused = Some(refused);
+        let file = self.file.display();
+        let message = format!("CORS options not reloaded from `{file}`, the options in force stay");
+        warn_once(&mut self.refused, refused, &message, why);
     }
 
     /// Logs an error of the watcher, once until another one.
     fn watch_failed(&mut self, error: &notify::Error) {
-        let error = error.to_string();
-        if self.watch_error.as_ref() != Some(&error) {
-            tracing::warn!(
-                target: "cors_axum",
-                "watching `{}` for changes: {}",
-                self.file.display(),
-                error.escape_debug()
-            );
-            self.watch_error = Some(error);
-        }
+        let message = format!("watching `{}` for changes", self.file.display());
+        warn_once(
+            &mut self.watch_error,
+            error.to_string(),
+            &message,
+            &error.to_string(),
+        );
+    }
+}
+
+/// Logs `message` and `why` at warn level, unless `what` is what was logged `last`.
+fn warn_once<T: PartialEq>(last: &mut Option<T>, what: T, message: &str, why: &str) {
+    if last.as_ref() != Some(&what) {
+        tracing::warn!(target: "cors_axum", "{message}: {}", why.escape_debug());
+        *last = Some(what);
     }
 }
 
