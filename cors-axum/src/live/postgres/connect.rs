@@ -203,7 +203,8 @@ fn one_per_host(config: &Config) -> Vec<(Config, Reached)> {
                 Some(Host::Tcp(name)) => {
                     one.host(name);
                     label.clone_from(name);
-                    loopback = name == "localhost" || is_loopback(name.parse().ok());
+                    let ip = name.parse::<IpAddr>();
+                    loopback = name == "localhost" || ip.is_ok_and(|ip| ip.is_loopback());
                 }
                 #[cfg(unix)]
                 Some(Host::Unix(path)) => {
@@ -224,10 +225,6 @@ fn one_per_host(config: &Config) -> Vec<(Config, Reached)> {
             (one, Reached { label, loopback })
         })
         .collect()
-}
-
-fn is_loopback(addr: Option<IpAddr>) -> bool {
-    addr.is_some_and(|addr| addr.is_loopback())
 }
 
 /// Every setting of `config` but its hosts and ports.

@@ -2,6 +2,7 @@
 //! connection and the table's triggers, and starts again after a failure.
 
 use std::collections::HashSet;
+use std::convert::Infallible;
 use std::pin::pin;
 use std::time::{Duration, Instant};
 
@@ -165,21 +166,18 @@ impl Follow {
     async fn run(mut self) {
         let mut backoff = MIN_BACKOFF;
         loop {
-            let reason = self.session(&mut backoff).await;
+            let Err(reason) = self.session(&mut backoff).await;
             self.stale(reason.clone());
-            if !self.failing {
-                self.failing = true;
-                let table = self.name();
-                if self.status.borrow().loaded {
-                    tracing::error!(table = %table, reason = %reason,
-                        "origins: the database is unreachable; the last origins keep being \
-                         served, and the connection is retried every {MAX_BACKOFF:?} at most");
-                } else {
-                    tracing::error!(table = %table, reason = %reason,
-                        "origins: the database is unreachable, the table is not read yet: none \
-                         of its origins is allowed until it is; the connection is retried \
-                         every {MAX_BACKOFF:?} at most");
-                }
+            if !std::mem::replace(&mut self.failing, true) {
+                let served = match self.status.borrow().loaded {
+                    true => "the last origins keep being served",
+                    false => {
+                        "the table is not read yet: none of its origins is allowed until it is"
+                    }
+                };
+                tracing::error!(table = %self.name(), reason = %reason,
+                    "origins: the database is unreachable; {served}; the connection is retried \
+                     every {MAX_BACKOFF:?} at most");
             }
             tokio::time::sleep(backoff).await;
             backoff = (backoff * 2).min(MAX_BACKOFF);
@@ -188,15 +186,12 @@ impl Follow {
 
     /// One connection: `LISTEN`, read the tables, then apply notifications and check, until
     /// something fails; returns why.
-    async fn session(&mut self, backoff: &mut Duration) -> String {
+    async fn session(&mut self, backoff: &mut Duration) -> Result<Infallible, String> {
         let Opened {
             client,
             connection,
             host,
-        } = match self.connect.open().await {
-            Ok(opened) => opened,
-            Err(reason) => return reason,
-        };
+        } = self.connect.open().await?;
         let (mut notified, _driver) = drive(connection);
         if !self.warned_plain_text
             && self
@@ -215,17 +210,9 @@ impl Follow {
             .iter()
             .map(|t| format!("LISTEN {};", t.table().name))
             .collect();
-        if let Err(why) = bounded(self.check_every, client.batch_execute(&listen)).await {
-            return why;
-        }
-        match self.check(&client).await {
-            Ok(Health::NoTable) => {}
-            Ok(_) => {
-                if let Err(why) = self.full_read(&client).await {
-                    return why;
-                }
-            }
-            Err(why) => return why,
+        bounded(self.check_every, client.batch_execute(&listen)).await?;
+        if self.check(&client).await? != Health::NoTable {
+            self.full_read(&client).await?;
         }
         *backoff = MIN_BACKOFF;
         if std::mem::take(&mut self.failing) {
@@ -236,7 +223,11 @@ impl Follow {
     }
 
     /// Applies notifications as they come, and checks every `check_every`.
-    async fn follow(&mut self, client: &Client, notified: &mut Notified) -> String {
+    async fn follow(
+        &mut self,
+        client: &Client,
+        notified: &mut Notified,
+    ) -> Result<Infallible, String> {
         let every = self.check_every;
         let mut next_check = Instant::now() + every;
         let mut full_read_due: Option<Instant> = None;
@@ -244,36 +235,25 @@ impl Follow {
             let wake = full_read_due.map_or(next_check, |due| due.min(next_check));
             match timeout_at(wake.into(), notified.recv()).await {
                 Ok(Some(first)) => {
-                    let (changed, full) = match self.batch(first, notified) {
-                        Ok(batch) => batch,
-                        Err(why) => return why,
-                    };
+                    let (changed, full) = self.batch(first, notified)?;
                     if full {
                         full_read_due.get_or_insert_with(|| self.next_full_read());
                     }
-                    if let Err(why) = self.patch(client, changed).await {
-                        return why;
-                    }
+                    self.patch(client, changed).await?;
                 }
-                Ok(None) => return "the server closed the connection".to_owned(),
+                Ok(None) => return Err("the server closed the connection".to_owned()),
                 Err(_) => {}
             }
             let now = Instant::now();
             if next_check <= now {
                 next_check = now + every;
-                match self.check(client).await {
-                    Ok(Health::TriggersOff) => {
-                        full_read_due.get_or_insert_with(|| self.next_full_read());
-                    }
-                    Ok(_) => {}
-                    Err(why) => return why,
+                if self.check(client).await? == Health::TriggersOff {
+                    full_read_due.get_or_insert_with(|| self.next_full_read());
                 }
             }
             if full_read_due.is_some_and(|due| due <= now) {
                 full_read_due = None;
-                if let Err(why) = self.full_read_if_changed(client).await {
-                    return why;
-                }
+                self.full_read_if_changed(client).await?;
             }
         }
     }

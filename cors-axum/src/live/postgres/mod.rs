@@ -103,10 +103,7 @@ impl PgOrigins {
     /// set-up (TCP, TLS, start-up, authentication); keepalives after 10 s idle, every 2 s, 3
     /// times; unacknowledged data given up after 15 s. An error names the setting at fault.
     pub fn new(url: impl AsRef<str>, set: &OriginSet) -> Result<Self, PgError> {
-        Ok(PgOrigins::with_connect(
-            Connect::from_url(url.as_ref())?,
-            set,
-        ))
+        Connect::from_url(url.as_ref()).map(|connect| PgOrigins::with_connect(connect, set))
     }
 
     /// The same with a configuration the application has already (its pool's, say): its
@@ -114,10 +111,8 @@ impl PgOrigins {
     /// `ssl_mode` is the mode (`prefer` by default), which [`ssl_mode`](Self::ssl_mode) can
     /// make `verify-ca` or `verify-full`.
     pub fn from_config(config: tokio_postgres::Config, set: &OriginSet) -> Result<Self, PgError> {
-        Ok(PgOrigins::with_connect(
-            Connect::new(config, Default::default())?,
-            set,
-        ))
+        Connect::new(config, Default::default())
+            .map(|connect| PgOrigins::with_connect(connect, set))
     }
 
     fn with_connect(connect: Connect, set: &OriginSet) -> Self {

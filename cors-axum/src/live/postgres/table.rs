@@ -49,34 +49,29 @@ impl Table {
             ("table", table, longest_table),
             ("column", column, LONGEST_IDENTIFIER),
         ] {
-            if !is_identifier(name) {
-                return Err(PgError::setting(
-                    field,
-                    format!(
-                        "`{}` is not a lowercase identifier: letters, digits and `_`, not \
-                         starting with a digit",
-                        name.escape_debug()
-                    ),
-                ));
-            }
-            if name.len() > longest {
-                let why = if field == "table" {
-                    format!(
+            let why = if !is_identifier(name) {
+                format!(
+                    "`{}` is not a lowercase identifier: letters, digits and `_`, not starting \
+                     with a digit",
+                    name.escape_debug()
+                )
+            } else if name.len() > longest {
+                let cut = match field {
+                    "table" => format!(
                         "its trigger `{name}{LONGEST_SUFFIX}` would be cut to PostgreSQL's \
                          {LONGEST_IDENTIFIER} bytes and replace another"
-                    )
-                } else {
-                    format!("PostgreSQL cuts identifiers at {LONGEST_IDENTIFIER} bytes")
-                };
-                return Err(PgError::setting(
-                    field,
-                    format!(
-                        "`{name}` is {} bytes long, {why}: choose a name of at most {longest} \
-                         bytes",
-                        name.len()
                     ),
-                ));
-            }
+                    _ => format!("PostgreSQL cuts identifiers at {LONGEST_IDENTIFIER} bytes"),
+                };
+                let length = name.len();
+                format!(
+                    "`{name}` is {length} bytes long, {cut}: choose a name of at most {longest} \
+                     bytes"
+                )
+            } else {
+                continue;
+            };
+            return Err(PgError::setting(field, why));
         }
         Ok(Table {
             name: table.to_owned(),
