@@ -155,12 +155,14 @@ enum Refused {
 /// folder later (a folder renamed away and replaced).
 type Folder = (PathBuf, Option<(u64, u64)>);
 
+/// The user's closure that turns the file's text into options.
+type Read = dyn Fn(&str) -> Result<CorsOptions, BoxError> + Send;
+
 /// One watched file, on the watch's own thread.
 struct Watch {
     reload: CorsReload,
     file: PathBuf,
-    /// The user's closure that turns the file's text into options.
-    read: Box<dyn Fn(&str) -> Result<CorsOptions, BoxError> + Send>,
+    read: Box<Read>,
     watcher: RecommendedWatcher,
     folders: Vec<Folder>,
     /// The text whose options are in force, as far as the watch knows.

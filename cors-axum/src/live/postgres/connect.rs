@@ -24,11 +24,7 @@ const DEFAULT_KEEPALIVES_IDLE: Duration = Duration::from_secs(2 * 60 * 60);
 pub(crate) type TlsStream = <MakeRustlsConnect as MakeTlsConnect<Socket>>::Stream;
 
 /// A connection made: the client, the connection to drive, and the host it reached.
-pub(crate) struct Opened {
-    pub(crate) client: Client,
-    pub(crate) connection: Connection<Socket, TlsStream>,
-    pub(crate) host: Reached,
-}
+pub(crate) type Opened = (Client, Connection<Socket, TlsStream>, Reached);
 
 /// The host a connection reached: `host:port`, and whether it is this machine.
 #[derive(Clone, Debug)]
@@ -79,13 +75,11 @@ impl Connect {
 
     /// From a configuration; its `ssl_mode` is the mode unless `ssl` names one.
     pub(crate) fn new(mut config: Config, mut ssl: Ssl) -> Result<Self, PgError> {
-        if ssl.mode.is_none() {
-            ssl.mode = Some(match config.get_ssl_mode() {
-                tokio_postgres::config::SslMode::Disable => SslMode::Disable,
-                tokio_postgres::config::SslMode::Require => SslMode::Require,
-                _ => SslMode::Prefer,
-            });
-        }
+        ssl.mode.get_or_insert(match config.get_ssl_mode() {
+            tokio_postgres::config::SslMode::Disable => SslMode::Disable,
+            tokio_postgres::config::SslMode::Require => SslMode::Require,
+            _ => SslMode::Prefer,
+        });
         let tls = ssl.connector()?;
         config.ssl_mode(ssl.mode().negotiation());
         fill_timeouts(&mut config);
@@ -121,14 +115,7 @@ impl Connect {
         for (config, host) in &self.hosts {
             let label = &host.label;
             match tokio::time::timeout(limit, config.connect(self.tls.clone())).await {
-                Ok(Ok((client, connection))) => {
-                    let host = host.clone();
-                    return Ok(Opened {
-                        client,
-                        connection,
-                        host,
-                    });
-                }
+                Ok(Ok((client, connection))) => return Ok((client, connection, host.clone())),
                 Ok(Err(error)) => reasons.push(format!("{label}: {}", reason(&error))),
                 Err(_) => reasons.push(format!(
                     "{label}: no answer within the connect timeout ({limit:?}) for the \

@@ -15,7 +15,7 @@ use tokio_postgres::types::{FromSqlOwned, ToSql};
 use tokio_postgres::{AsyncMessage, Client, Connection, Socket};
 use tracing::instrument::WithSubscriber as _;
 
-use super::connect::{Connect, Opened, TlsStream};
+use super::connect::{Connect, TlsStream};
 use super::error::{PgError, reason};
 use super::table::{Followed, Health};
 
@@ -187,11 +187,7 @@ impl Follow {
     /// One connection: `LISTEN`, read the tables, then apply notifications and check, until
     /// something fails; returns why.
     async fn session(&mut self, backoff: &mut Duration) -> Result<Infallible, String> {
-        let Opened {
-            client,
-            connection,
-            host,
-        } = self.connect.open().await?;
+        let (client, connection, host) = self.connect.open().await?;
         let (mut notified, _driver) = drive(connection);
         if !self.warned_plain_text
             && self

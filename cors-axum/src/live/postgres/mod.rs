@@ -198,10 +198,9 @@ impl PgOrigins {
     pub async fn create_table(&self) -> Result<(), PgError> {
         let failed =
             |why, source| PgError::database(format!("cannot create the table: {why}"), source);
-        let opened = self.connect.open().await.map_err(|why| failed(why, None))?;
-        let driver = tokio::spawn(opened.connection);
-        let limit = self.connect.timeout();
-        let (client, sql) = (opened.client, self.schema_sql());
+        let (client, connection, _) = self.connect.open().await.map_err(|why| failed(why, None))?;
+        let driver = tokio::spawn(connection);
+        let (limit, sql) = (self.connect.timeout(), self.schema_sql());
         let done = tokio::time::timeout(limit, client.batch_execute(&sql)).await;
         drop(client);
         let _ = driver.await;

@@ -142,37 +142,26 @@ impl Ssl {
     /// The certificates trusted: those of `sslrootcert`, or the system's when it is `system` or
     /// not given.
     fn roots(&self) -> Result<RootCertStore, PgError> {
-        let mut roots = RootCertStore::empty();
+        const FIX: &str =
+            "a PEM file of the certificates of the authorities that sign the server's certificate";
         let (certificates, from) = match self.root_cert.as_deref() {
             None | Some("system") => {
                 let found = rustls_native_certs::load_native_certs();
                 (found.certs, "the system's store".to_owned())
             }
-            Some(file) => {
-                let read: Result<Vec<_>, _> = CertificateDer::pem_file_iter(file)
-                    .and_then(|certificates| certificates.collect());
-                let certificates = read.map_err(|e| {
-                    PgError::setting(
-                        "sslrootcert",
-                        format!(
-                            "cannot read `{}`: {e}; give a PEM file of the certificates of the \
-                             authorities that sign the server's certificate",
-                            file.escape_debug()
-                        ),
-                    )
-                })?;
-                (certificates, format!("`{}`", file.escape_debug()))
+            Some(path) => {
+                let read = CertificateDer::pem_file_iter(path)
+                    .and_then(|certificates| certificates.collect::<Result<Vec<_>, _>>());
+                let file = format!("`{}`", path.escape_debug());
+                let why = |e| format!("cannot read {file}: {e}; give {FIX}");
+                let certificates = read.map_err(|e| PgError::setting("sslrootcert", why(e)))?;
+                (certificates, file)
             }
         };
-        let (added, _ignored) = roots.add_parsable_certificates(certificates);
-        if added == 0 {
-            return Err(PgError::setting(
-                "sslrootcert",
-                format!(
-                    "no certificate found in {from}: give `sslrootcert` a PEM file of the \
-                     certificates of the authorities that sign the server's certificate"
-                ),
-            ));
+        let mut roots = RootCertStore::empty();
+        if roots.add_parsable_certificates(certificates).0 == 0 {
+            let why = format!("no certificate found in {from}: give `sslrootcert` {FIX}");
+            return Err(PgError::setting("sslrootcert", why));
         }
         Ok(roots)
     }
