@@ -208,7 +208,7 @@ impl Follow {
             .collect();
         bounded(self.check_every, client.batch_execute(&listen)).await?;
         if self.check(&client).await? != Health::NoTable {
-            self.full_read(&client).await?;
+            self.full_read(&client, false).await?;
         }
         *backoff = MIN_BACKOFF;
         if std::mem::take(&mut self.failing) {
@@ -249,7 +249,7 @@ impl Follow {
             }
             if full_read_due.is_some_and(|due| due <= now) {
                 full_read_due = None;
-                self.full_read_if_changed(client).await?;
+                self.full_read(client, true).await?;
             }
         }
     }
@@ -274,7 +274,7 @@ impl Follow {
             if health == Health::InStep {
                 tracing::info!(table = %name,
                     "origins: the table and its triggers are back; the table is read again");
-                self.full_read(client).await?;
+                self.full_read(client, false).await?;
             } else {
                 tracing::error!(table = %name, "origins: {why}");
             }
@@ -292,20 +292,6 @@ impl Follow {
             .map_or(now, |last| (last + FULL_READ_GAP).max(now))
     }
 
-    /// The full read a notification asks for, made only if the tables' fingerprints differ
-    /// from those of the last one: a flood of `NOTIFY t, '*'` from any role costs one pass of
-    /// the server over the tables a second, and nothing here. The fingerprints are taken before
-    /// a full read, so a change made meanwhile makes the next ones differ, and its own
-    /// notification patches the set anyway.
-    async fn full_read_if_changed(&mut self, client: &Client) -> Result<(), String> {
-        let fingerprint = self.fingerprint(client).await?;
-        if self.fingerprint.as_ref() == Some(&fingerprint) {
-            self.last_full_read = Some(Instant::now());
-            return Ok(());
-        }
-        self.full_read(client).await
-    }
-
     /// How many rows each table has, and the sum of their hashes.
     async fn fingerprint(&self, client: &Client) -> Result<Vec<(i64, i64)>, String> {
         let mut fingerprint = Vec::with_capacity(self.tables.len());
@@ -316,9 +302,18 @@ impl Follow {
         Ok(fingerprint)
     }
 
-    /// Replaces the sets with the whole tables.
-    async fn full_read(&mut self, client: &Client) -> Result<(), String> {
-        self.fingerprint = Some(self.fingerprint(client).await?);
+    /// Replaces the sets with the whole tables; `if_changed` (the full read a notification
+    /// asks for) only if the tables' fingerprints differ from those of the last one: a flood of
+    /// `NOTIFY t, '*'` from any role costs one pass of the server over the tables a second, and
+    /// nothing here. The fingerprints are taken before a full read, so a change made meanwhile
+    /// makes the next ones differ, and its own notification patches the set anyway.
+    async fn full_read(&mut self, client: &Client, if_changed: bool) -> Result<(), String> {
+        let fingerprint = Some(self.fingerprint(client).await?);
+        if if_changed && self.fingerprint == fingerprint {
+            self.last_full_read = Some(Instant::now());
+            return Ok(());
+        }
+        self.fingerprint = fingerprint;
         let every = self.check_every;
         for followed in &mut self.tables {
             let sql = followed.table().select_all_sql();

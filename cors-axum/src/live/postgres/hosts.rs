@@ -61,12 +61,11 @@ impl Followed for Hosts {
         let (mut keys, mut errors) = (HashSet::new(), Vec::new());
         for host in changed {
             match self.set.key().normalize(host) {
-                Ok(key) => keys.insert(key),
-                Err(error) => {
-                    errors.push(error);
-                    false
+                Ok(key) => {
+                    keys.insert(key);
                 }
-            };
+                Err(error) => errors.push(error),
+            }
         }
         self.skipped
             .log(&self.table.name, errors, Vec::new(), false);
