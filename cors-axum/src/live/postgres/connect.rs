@@ -36,7 +36,7 @@ pub(crate) struct Reached {
 /// How to connect, checked once.
 #[derive(Clone)]
 pub(crate) struct Connect {
-    /// The configuration as given, the timeouts left out filled in.
+    /// The configuration as given.
     config: Config,
     ssl: Ssl,
     tls: MakeRustlsConnect,
@@ -82,7 +82,6 @@ impl Connect {
         });
         let tls = ssl.connector()?;
         config.ssl_mode(ssl.mode().negotiation());
-        fill_timeouts(&mut config);
         let hosts = one_per_host(&config);
         Ok(Connect {
             config,
@@ -151,27 +150,6 @@ impl Connect {
     }
 }
 
-/// The timeouts the user left out: the connect timeout, keepalives probing after 10 s idle every
-/// 2 s, 3 times, and unacknowledged data given up after 15 s (as backstops: the follow's own
-/// check notices a silent server first).
-fn fill_timeouts(config: &mut Config) {
-    if config.get_connect_timeout().is_none() {
-        config.connect_timeout(CONNECT_TIMEOUT);
-    }
-    if config.get_keepalives_idle() == DEFAULT_KEEPALIVES_IDLE {
-        config.keepalives_idle(Duration::from_secs(10));
-    }
-    if config.get_keepalives_interval().is_none() {
-        config.keepalives_interval(Duration::from_secs(2));
-    }
-    if config.get_keepalives_retries().is_none() {
-        config.keepalives_retries(3);
-    }
-    if config.get_tcp_user_timeout().is_none() {
-        config.tcp_user_timeout(Duration::from_secs(15));
-    }
-}
-
 /// One configuration per host of `config`, as libpq tries them: each in turn, each with its
 /// own connect timeout (tokio-postgres would spend the whole timeout on a first host that
 /// accepts and never answers).
@@ -214,7 +192,10 @@ fn one_per_host(config: &Config) -> Vec<(Config, Reached)> {
         .collect()
 }
 
-/// Every setting of `config` but its hosts and ports.
+/// Every setting of `config` but its hosts and ports, and the timeouts it leaves out: the
+/// connect timeout, keepalives probing after 10 s idle every 2 s, 3 times, and unacknowledged
+/// data given up after 15 s (as backstops: the follow's own check notices a silent server
+/// first).
 fn settings_of(config: &Config) -> Config {
     let mut one = Config::new();
     if let Some(user) = config.get_user() {
@@ -232,22 +213,18 @@ fn settings_of(config: &Config) -> Config {
     if let Some(name) = config.get_application_name() {
         one.application_name(name);
     }
-    if let Some(&timeout) = config.get_connect_timeout() {
-        one.connect_timeout(timeout);
-    }
-    if let Some(&timeout) = config.get_tcp_user_timeout() {
-        one.tcp_user_timeout(timeout);
-    }
-    if let Some(interval) = config.get_keepalives_interval() {
-        one.keepalives_interval(interval);
-    }
-    if let Some(retries) = config.get_keepalives_retries() {
-        one.keepalives_retries(retries);
-    }
-    one.ssl_mode(config.get_ssl_mode())
+    let seconds = Duration::from_secs;
+    let connect_timeout = config.get_connect_timeout().copied();
+    let tcp_user_timeout = config.get_tcp_user_timeout().copied();
+    let idle = Some(config.get_keepalives_idle()).filter(|&idle| idle != DEFAULT_KEEPALIVES_IDLE);
+    one.connect_timeout(connect_timeout.unwrap_or(CONNECT_TIMEOUT))
+        .tcp_user_timeout(tcp_user_timeout.unwrap_or(seconds(15)))
+        .keepalives_idle(idle.unwrap_or(seconds(10)))
+        .keepalives_interval(config.get_keepalives_interval().unwrap_or(seconds(2)))
+        .keepalives_retries(config.get_keepalives_retries().unwrap_or(3))
+        .ssl_mode(config.get_ssl_mode())
         .ssl_negotiation(config.get_ssl_negotiation())
         .keepalives(config.get_keepalives())
-        .keepalives_idle(config.get_keepalives_idle())
         .target_session_attrs(config.get_target_session_attrs())
         .channel_binding(config.get_channel_binding());
     one
@@ -391,18 +368,19 @@ mod tests {
             "postgres://h/db?connect_timeout=9&keepalives_idle=77&tcp_user_timeout=4",
         )
         .unwrap();
+        let used = &connect.hosts[0].0;
         assert_eq!(connect.timeout(), Duration::from_secs(9));
-        assert_eq!(
-            connect.config.get_keepalives_idle(),
-            Duration::from_secs(77)
-        );
-        assert_eq!(
-            connect.config.get_tcp_user_timeout(),
-            Some(&Duration::from_secs(4))
-        );
+        assert_eq!(used.get_connect_timeout(), Some(&Duration::from_secs(9)));
+        assert_eq!(used.get_keepalives_idle(), Duration::from_secs(77));
+        assert_eq!(used.get_tcp_user_timeout(), Some(&Duration::from_secs(4)));
         let filled = Connect::from_url("postgres://h/db").unwrap();
+        let used = &filled.hosts[0].0;
         assert_eq!(filled.timeout(), CONNECT_TIMEOUT);
-        assert_eq!(filled.config.get_keepalives_idle(), Duration::from_secs(10));
+        assert_eq!(used.get_connect_timeout(), Some(&CONNECT_TIMEOUT));
+        assert_eq!(used.get_keepalives_idle(), Duration::from_secs(10));
+        assert_eq!(used.get_keepalives_interval(), Some(Duration::from_secs(2)));
+        assert_eq!(used.get_keepalives_retries(), Some(3));
+        assert_eq!(used.get_tcp_user_timeout(), Some(&Duration::from_secs(15)));
     }
 
     #[test]
