@@ -128,7 +128,7 @@ impl CorsReload {
             target
                 .in_force
                 .replaceable_by(&options)
-                .map_err(|source| ReloadError::widening(given_in, source))?;
+                .map_err(|source| ReloadError::unplanned(given_in, source, true))?;
         }
         for (target, table) in targets.iter_mut().zip(tables) {
             target.table.store(Arc::new(table));
@@ -202,60 +202,60 @@ impl ReloadError {
         self.widens
     }
 
-    fn widening(given_in: &str, source: CorsConfigError) -> Self {
+    /// Options refused for a `CorsLayer`, or because they would widen those in force.
+    fn unplanned(given_in: &str, source: CorsConfigError, widens: bool) -> Self {
         Self {
             module: None,
             route: None,
             given_in: given_in.to_owned(),
-            widens: true,
+            widens,
             source: Box::new(source),
         }
+    }
+
+    /// What the new options are invalid for: a route of a module, or a module.
+    fn invalid_for(&self) -> Option<String> {
+        let module = self.module?;
+        Some(match &self.route {
+            Some(route) => format!("route `{route}` of module `{module}`"),
+            None => format!("module `{module}`"),
+        })
     }
 
     /// Why, without where the options were given nor that the options in force stay: for a
     /// log line that says both in its own words.
     #[cfg(feature = "watch")]
     pub(crate) fn reason(&self) -> String {
-        if self.widens {
-            return format!("they would widen the policy in force: {}", self.source);
-        }
-        match (&self.route, self.module) {
-            (Some(route), Some(module)) => {
-                format!("{} (route `{route}` of module `{module}`)", self.source)
-            }
-            (None, Some(module)) => format!("{} (module `{module}`)", self.source),
-            _ => self.source.to_string(),
+        match (self.widens, self.invalid_for()) {
+            (true, _) => format!("they would widen the policy in force: {}", self.source),
+            (false, Some(invalid_for)) => format!("{} ({invalid_for})", self.source),
+            (false, None) => self.source.to_string(),
         }
     }
 }
 
 impl From<PlanError> for ReloadError {
     fn from(error: PlanError) -> Self {
-        match error {
+        let (module, route, given_in, source) = match error {
             PlanError::Invalid {
                 module,
                 route,
                 given_in,
                 source,
-            } => Self {
-                module: Some(module),
-                route,
-                given_in,
-                widens: false,
-                source,
-            },
+            } => (module, route, given_in, source),
             PlanError::MissingValue {
                 module,
                 given_in,
                 source,
                 ..
-            } => Self {
-                module: Some(module),
-                route: None,
-                given_in,
-                widens: false,
-                source,
-            },
+            } => (module, None, given_in, source),
+        };
+        Self {
+            module: Some(module),
+            route,
+            given_in,
+            widens: false,
+            source,
         }
     }
 }
@@ -271,14 +271,14 @@ impl fmt::Display for ReloadError {
                 self.given_in
             );
         }
-        write!(f, "invalid CORS options in {}, ", self.given_in)?;
-        match (&self.route, self.module) {
-            (Some(route), Some(module)) => write!(f, "for route `{route}` of module `{module}`")?,
-            (None, Some(module)) => write!(f, "for module `{module}`")?,
-            _ => f.write_str("for a `CorsLayer`")?,
-        }
         // The cause is the `source`, printed by error reporters after this line.
-        f.write_str("; the options in force stay")
+        let invalid_for = self.invalid_for();
+        write!(
+            f,
+            "invalid CORS options in {}, for {}; the options in force stay",
+            self.given_in,
+            invalid_for.as_deref().unwrap_or("a `CorsLayer`")
+        )
     }
 }
 
@@ -300,13 +300,8 @@ impl Reloadable {
                 Ok(PlanTable::new(plans))
             }
             Remake::Layer => {
-                let plan = RoutePlan::compile(options, None).map_err(|source| ReloadError {
-                    module: None,
-                    route: None,
-                    given_in: given_in.to_owned(),
-                    widens: false,
-                    source: Box::new(source),
-                })?;
+                let plan = RoutePlan::compile(options, None)
+                    .map_err(|source| ReloadError::unplanned(given_in, source, false))?;
                 Ok(PlanTable::new(vec![Arc::new(PathPlan::single(plan))]))
             }
         }

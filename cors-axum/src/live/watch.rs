@@ -32,14 +32,9 @@ const MOST_LINKS: usize = 40;
 
 /// Watches a file for [`CorsReload::watch_file`]; dropping it stops the watch.
 #[must_use = "the file is watched only while the `FileWatch` lives"]
+#[derive(Debug)]
 pub struct FileWatch {
     stop: Sender<Message>,
-}
-
-impl fmt::Debug for FileWatch {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("FileWatch").finish_non_exhaustive()
-    }
 }
 
 impl Drop for FileWatch {
@@ -106,7 +101,11 @@ impl CorsReload {
             path: path.clone(),
             source,
         };
-        let folder = folder_of(&path);
+        // The folder of the file, `.` for a bare name.
+        let folder = path
+            .parent()
+            .filter(|parent| !parent.as_os_str().is_empty());
+        let folder = folder.unwrap_or(Path::new(".")).to_path_buf();
         if !folder.is_dir() {
             return Err(error(notify::Error::path_not_found().add_path(folder)));
         }
@@ -119,7 +118,6 @@ impl CorsReload {
         .map_err(error)?;
         let mut watch = Watch {
             reload: self.clone(),
-            given_in: format!("the file `{}`", path.display()),
             in_force: std::fs::read_to_string(&path).ok(),
             file: path.clone(),
             read: Box::new(read),
@@ -164,8 +162,6 @@ type Read = dyn Fn(&str) -> Result<CorsOptions, BoxError> + Send;
 struct Watch {
     reload: CorsReload,
     file: PathBuf,
-    /// Where the options come from, for errors: the file.
-    given_in: String,
     read: Box<Read>,
     watcher: RecommendedWatcher,
     folders: Vec<Folder>,
@@ -200,14 +196,20 @@ impl Watch {
     }
 
     /// Waits for a change in a watched folder, then for the folders to rest; `false` when the
-    /// watch is dropped.
+    /// watch is dropped. A file opened, read or closed unwritten (a reader's, or the watch's
+    /// own read) changes nothing; an error of the watcher may have lost events, so it counts
+    /// as a change.
     fn next_change(&mut self, events: &Receiver<Message>) -> bool {
         loop {
             match events.recv() {
-                Ok(Message::Event(event)) => {
-                    if self.is_change(event) {
-                        break;
-                    }
+                Ok(Message::Event(Ok(Event {
+                    kind: EventKind::Access(kind),
+                    ..
+                }))) if kind != AccessKind::Close(AccessMode::Write) => {}
+                Ok(Message::Event(Ok(_))) => break,
+                Ok(Message::Event(Err(error))) => {
+                    self.watch_failed(&error);
+                    break;
                 }
                 Ok(Message::Stop) | Err(_) => return false,
             }
@@ -222,32 +224,10 @@ impl Watch {
         }
     }
 
-    /// Whether `event` may have changed what the path reads: not a file opened, read or closed
-    /// unwritten (a reader's, or the watch's own read). An error of the watcher may have lost
-    /// events, so it counts as a change.
-    fn is_change(&mut self, event: notify::Result<Event>) -> bool {
-        match event {
-            Ok(event) => match event.kind {
-                EventKind::Access(kind) => kind == AccessKind::Close(AccessMode::Write),
-                _ => true,
-            },
-            Err(error) => {
-                self.watch_failed(&error);
-                true
-            }
-        }
-    }
-
     /// Watches the folders the path goes through now, and only those; the first error, if a
     /// folder cannot be watched (it is tried again after the next change).
     fn follow(&mut self) -> notify::Result<()> {
-        let wanted: Vec<Folder> = folders(&self.file)
-            .into_iter()
-            .map(|folder| {
-                let id = folder_id(&folder);
-                (folder, id)
-            })
-            .collect();
+        let wanted = folders(&self.file);
         let (kept, gone): (Vec<_>, Vec<_>) = std::mem::take(&mut self.folders)
             .into_iter()
             .partition(|folder| wanted.contains(folder));
@@ -309,37 +289,35 @@ impl Watch {
                 return Err(format!("reading them panicked: {}", panic_message(&*panic)));
             }
         };
-        self.reload
-            .replace(options, &self.given_in)
-            .map_err(|error| error.reason())
+        let given_in = format!("the file `{}`", self.file.display());
+        let reloaded = self.reload.replace(options, &given_in);
+        reloaded.map_err(|error| error.reason())
     }
 
     /// Logs, once for each thing refused, that the options in force stay, and why.
     fn refuse(&mut self, refused: Refused, why: &str) {
-        if self.refused.as_ref() == Some(&refused) {
-            return;
-        }
-        tracing::warn!(
-            target: "cors_axum",
-            "CORS options not reloaded from `{}`, the options in force stay: {}",
-            self.file.display(),
-            why.escape_debug()
-        );
-        self.refused = Some(refused);
+        let file = self.file.display();
+        let message = format!("CORS options not reloaded from `{file}`, the options in force stay");
+        warn_once(&mut self.refused, refused, &message, why);
     }
 
     /// Logs an error of the watcher, once until another one.
     fn watch_failed(&mut self, error: &notify::Error) {
-        let error = error.to_string();
-        if self.watch_error.as_ref() != Some(&error) {
-            tracing::warn!(
-                target: "cors_axum",
-                "watching `{}` for changes: {}",
-                self.file.display(),
-                error.escape_debug()
-            );
-            self.watch_error = Some(error);
-        }
+        let message = format!("watching `{}` for changes", self.file.display());
+        warn_once(
+            &mut self.watch_error,
+            error.to_string(),
+            &message,
+            &error.to_string(),
+        );
+    }
+}
+
+/// Logs `message` and `why` at warn level, unless `what` is what was logged `last`.
+fn warn_once<T: PartialEq>(last: &mut Option<T>, what: T, message: &str, why: &str) {
+    if last.as_ref() != Some(&what) {
+        tracing::warn!(target: "cors_axum", "{message}: {}", why.escape_debug());
+        *last = Some(what);
     }
 }
 
@@ -347,11 +325,11 @@ impl Watch {
 /// goes through, at its end or in the middle (`current -> releases/v2`, a ConfigMap's `..data`),
 /// and the folder of the file, each resolved, as the system resolves the path. Where a part of
 /// the path is missing, the folder it would be in stands for it, so that its return is seen.
-fn folders(file: &Path) -> Vec<PathBuf> {
+fn folders(file: &Path) -> Vec<Folder> {
     let mut folders = Vec::new();
     let mut add = |folder: &Path| {
-        if !folders.iter().any(|f: &PathBuf| f == folder) {
-            folders.push(folder.to_path_buf());
+        if !folders.iter().any(|(f, _): &Folder| f == folder) {
+            folders.push((folder.to_path_buf(), folder_id(folder)));
         }
     };
     // `at` is always a folder reached without symlinks; `rest` is what is left to follow.
@@ -406,14 +384,6 @@ fn parts(path: &Path) -> VecDeque<PathBuf> {
     path.components()
         .map(|part| PathBuf::from(part.as_os_str()))
         .collect()
-}
-
-/// The folder `path` is in, `.` for a bare name.
-fn folder_of(path: &Path) -> PathBuf {
-    match path.parent() {
-        Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
-        _ => PathBuf::from("."),
-    }
 }
 
 /// Which folder `folder` names now: its device and inode.

@@ -6,6 +6,7 @@ use std::fmt;
 use std::net::IpAddr;
 use std::time::Duration;
 
+use percent_encoding::percent_decode_str;
 use tokio_postgres::config::Host;
 use tokio_postgres::tls::MakeTlsConnect;
 use tokio_postgres::{Client, Config, Connection, Socket};
@@ -23,11 +24,7 @@ const DEFAULT_KEEPALIVES_IDLE: Duration = Duration::from_secs(2 * 60 * 60);
 pub(crate) type TlsStream = <MakeRustlsConnect as MakeTlsConnect<Socket>>::Stream;
 
 /// A connection made: the client, the connection to drive, and the host it reached.
-pub(crate) struct Opened {
-    pub(crate) client: Client,
-    pub(crate) connection: Connection<Socket, TlsStream>,
-    pub(crate) host: Reached,
-}
+pub(crate) type Opened = (Client, Connection<Socket, TlsStream>, Reached);
 
 /// The host a connection reached: `host:port`, and whether it is this machine.
 #[derive(Clone, Debug)]
@@ -39,13 +36,12 @@ pub(crate) struct Reached {
 /// How to connect, checked once.
 #[derive(Clone)]
 pub(crate) struct Connect {
-    /// The configuration as given, the timeouts left out filled in.
+    /// The configuration as given.
     config: Config,
     ssl: Ssl,
     tls: MakeRustlsConnect,
-    /// One configuration per host, tried in order, each with its label and whether it is
-    /// this machine.
-    hosts: Vec<(Config, String, bool)>,
+    /// One configuration per host, tried in order.
+    hosts: Vec<(Config, Reached)>,
 }
 
 impl fmt::Debug for Connect {
@@ -79,16 +75,13 @@ impl Connect {
 
     /// From a configuration; its `ssl_mode` is the mode unless `ssl` names one.
     pub(crate) fn new(mut config: Config, mut ssl: Ssl) -> Result<Self, PgError> {
-        if ssl.mode.is_none() {
-            ssl.mode = Some(match config.get_ssl_mode() {
-                tokio_postgres::config::SslMode::Disable => SslMode::Disable,
-                tokio_postgres::config::SslMode::Require => SslMode::Require,
-                _ => SslMode::Prefer,
-            });
-        }
+        ssl.mode.get_or_insert(match config.get_ssl_mode() {
+            tokio_postgres::config::SslMode::Disable => SslMode::Disable,
+            tokio_postgres::config::SslMode::Require => SslMode::Require,
+            _ => SslMode::Prefer,
+        });
         let tls = ssl.connector()?;
         config.ssl_mode(ssl.mode().negotiation());
-        fill_timeouts(&mut config);
         let hosts = one_per_host(&config);
         Ok(Connect {
             config,
@@ -98,13 +91,11 @@ impl Connect {
         })
     }
 
-    /// The same, with other TLS settings.
-    pub(crate) fn with_ssl(&self, ssl: Ssl) -> Result<Self, PgError> {
+    /// The same, with TLS settings changed by `change`.
+    pub(crate) fn with_ssl(&self, change: impl FnOnce(&mut Ssl)) -> Result<Self, PgError> {
+        let mut ssl = self.ssl.clone();
+        change(&mut ssl);
         Connect::new(self.config.clone(), ssl)
-    }
-
-    pub(crate) fn ssl(&self) -> &Ssl {
-        &self.ssl
     }
 
     /// The connect timeout: per host, the whole set-up.
@@ -120,22 +111,13 @@ impl Connect {
     pub(crate) async fn open(&self) -> Result<Opened, String> {
         let limit = self.timeout();
         let mut reasons = Vec::new();
-        for (config, host, loopback) in &self.hosts {
+        for (config, host) in &self.hosts {
+            let label = &host.label;
             match tokio::time::timeout(limit, config.connect(self.tls.clone())).await {
-                Ok(Ok((client, connection))) => {
-                    let host = Reached {
-                        label: host.clone(),
-                        loopback: *loopback,
-                    };
-                    return Ok(Opened {
-                        client,
-                        connection,
-                        host,
-                    });
-                }
-                Ok(Err(error)) => reasons.push(format!("{host}: {}", reason(&error))),
+                Ok(Ok((client, connection))) => return Ok((client, connection, host.clone())),
+                Ok(Err(error)) => reasons.push(format!("{label}: {}", reason(&error))),
                 Err(_) => reasons.push(format!(
-                    "{host}: no answer within the connect timeout ({limit:?}) for the \
+                    "{label}: no answer within the connect timeout ({limit:?}) for the \
                      connection, TLS, start-up and authentication"
                 )),
             }
@@ -161,42 +143,17 @@ impl Connect {
             SslMode::Prefer => {
                 let sql = "SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()";
                 let asked = tokio::time::timeout(self.timeout(), client.query_one(sql, &[]));
-                let ssl = match asked.await {
-                    Ok(Ok(row)) => row.try_get::<_, bool>(0).ok(),
-                    _ => None,
-                };
-                ssl == Some(false)
+                matches!(asked.await, Ok(Ok(row)) if row.try_get(0).is_ok_and(|ssl: bool| !ssl))
             }
             _ => false,
         }
     }
 }
 
-/// The timeouts the user left out: the connect timeout, keepalives probing after 10 s idle every
-/// 2 s, 3 times, and unacknowledged data given up after 15 s (as backstops: the follow's own
-/// check notices a silent server first).
-fn fill_timeouts(config: &mut Config) {
-    if config.get_connect_timeout().is_none() {
-        config.connect_timeout(CONNECT_TIMEOUT);
-    }
-    if config.get_keepalives_idle() == DEFAULT_KEEPALIVES_IDLE {
-        config.keepalives_idle(Duration::from_secs(10));
-    }
-    if config.get_keepalives_interval().is_none() {
-        config.keepalives_interval(Duration::from_secs(2));
-    }
-    if config.get_keepalives_retries().is_none() {
-        config.keepalives_retries(3);
-    }
-    if config.get_tcp_user_timeout().is_none() {
-        config.tcp_user_timeout(Duration::from_secs(15));
-    }
-}
-
 /// One configuration per host of `config`, as libpq tries them: each in turn, each with its
 /// own connect timeout (tokio-postgres would spend the whole timeout on a first host that
-/// accepts and never answers). Labelled `host:port`, and whether the host is this machine.
-fn one_per_host(config: &Config) -> Vec<(Config, String, bool)> {
+/// accepts and never answers).
+fn one_per_host(config: &Config) -> Vec<(Config, Reached)> {
     let hosts = config.get_hosts();
     let addrs = config.get_hostaddrs();
     let ports = config.get_ports();
@@ -211,7 +168,8 @@ fn one_per_host(config: &Config) -> Vec<(Config, String, bool)> {
                 Some(Host::Tcp(name)) => {
                     one.host(name);
                     label.clone_from(name);
-                    loopback = name == "localhost" || is_loopback(name.parse().ok());
+                    let ip = name.parse::<IpAddr>();
+                    loopback = name == "localhost" || ip.is_ok_and(|ip| ip.is_loopback());
                 }
                 #[cfg(unix)]
                 Some(Host::Unix(path)) => {
@@ -228,16 +186,16 @@ fn one_per_host(config: &Config) -> Vec<(Config, String, bool)> {
                 }
                 loopback = addr.is_loopback();
             }
-            (one, format!("{label}:{port}"), loopback)
+            let label = format!("{label}:{port}");
+            (one, Reached { label, loopback })
         })
         .collect()
 }
 
-fn is_loopback(addr: Option<IpAddr>) -> bool {
-    addr.is_some_and(|addr| addr.is_loopback())
-}
-
-/// Every setting of `config` but its hosts and ports.
+/// Every setting of `config` but its hosts and ports, and the timeouts it leaves out: the
+/// connect timeout, keepalives probing after 10 s idle every 2 s, 3 times, and unacknowledged
+/// data given up after 15 s (as backstops: the follow's own check notices a silent server
+/// first).
 fn settings_of(config: &Config) -> Config {
     let mut one = Config::new();
     if let Some(user) = config.get_user() {
@@ -255,22 +213,18 @@ fn settings_of(config: &Config) -> Config {
     if let Some(name) = config.get_application_name() {
         one.application_name(name);
     }
-    if let Some(&timeout) = config.get_connect_timeout() {
-        one.connect_timeout(timeout);
-    }
-    if let Some(&timeout) = config.get_tcp_user_timeout() {
-        one.tcp_user_timeout(timeout);
-    }
-    if let Some(interval) = config.get_keepalives_interval() {
-        one.keepalives_interval(interval);
-    }
-    if let Some(retries) = config.get_keepalives_retries() {
-        one.keepalives_retries(retries);
-    }
-    one.ssl_mode(config.get_ssl_mode())
+    let seconds = Duration::from_secs;
+    let connect_timeout = config.get_connect_timeout().copied();
+    let tcp_user_timeout = config.get_tcp_user_timeout().copied();
+    let idle = Some(config.get_keepalives_idle()).filter(|&idle| idle != DEFAULT_KEEPALIVES_IDLE);
+    one.connect_timeout(connect_timeout.unwrap_or(CONNECT_TIMEOUT))
+        .tcp_user_timeout(tcp_user_timeout.unwrap_or(seconds(15)))
+        .keepalives_idle(idle.unwrap_or(seconds(10)))
+        .keepalives_interval(config.get_keepalives_interval().unwrap_or(seconds(2)))
+        .keepalives_retries(config.get_keepalives_retries().unwrap_or(3))
+        .ssl_mode(config.get_ssl_mode())
         .ssl_negotiation(config.get_ssl_negotiation())
         .keepalives(config.get_keepalives())
-        .keepalives_idle(config.get_keepalives_idle())
         .target_session_attrs(config.get_target_session_attrs())
         .channel_binding(config.get_channel_binding());
     one
@@ -279,157 +233,83 @@ fn settings_of(config: &Config) -> Config {
 /// The connection string without `sslmode` and `sslrootcert`, which tokio-postgres does not
 /// know all of, and their values.
 fn take_ssl(url: &str) -> Result<(String, Ssl), PgError> {
+    let is_url = url.starts_with("postgres://") || url.starts_with("postgresql://");
+    let (base, pairs) = match is_url {
+        true => query(url)?,
+        false => ("", pairs(url)?),
+    };
     let mut ssl = Ssl::default();
-    let mut take = |key: &str, value: String| -> Result<bool, PgError> {
-        match key {
+    let mut kept = Vec::new();
+    for (key, value, written) in pairs {
+        match key.as_str() {
             "sslmode" => ssl.mode = Some(SslMode::parse(&value)?),
             "sslrootcert" => ssl.root_cert = Some(value),
-            _ => return Ok(false),
+            _ => kept.push(written),
         }
-        Ok(true)
-    };
-    let rest = if url.starts_with("postgres://") || url.starts_with("postgresql://") {
-        take_from_query(url, &mut take)?
-    } else {
-        take_from_pairs(url, &mut take)?
+    }
+    let rest = match (is_url, kept.is_empty()) {
+        (false, _) => kept.join(" "),
+        (true, true) => base.to_owned(),
+        (true, false) => format!("{base}?{}", kept.join("&")),
     };
     Ok((rest, ssl))
 }
 
-type Take<'a> = dyn FnMut(&str, String) -> Result<bool, PgError> + 'a;
+/// A pair of a connection string: its key and value, decoded, and the pair as written.
+type Pair<'a> = (String, String, &'a str);
 
-/// A URL's query parameters: those `take` takes are left out.
-fn take_from_query(url: &str, take: &mut Take<'_>) -> Result<String, PgError> {
+/// A URL without its query, and the query's parameters.
+fn query(url: &str) -> Result<(&str, Vec<Pair<'_>>), PgError> {
     // The query starts at the first `?` after the credentials.
     let after_credentials = url.rfind('@').unwrap_or(0);
-    let Some(at) = url[after_credentials..]
-        .find('?')
-        .map(|at| at + after_credentials)
-    else {
-        return Ok(url.to_owned());
+    let Some(at) = url[after_credentials..].find('?') else {
+        return Ok((url, Vec::new()));
     };
-    let mut kept = Vec::new();
-    for pair in url[at + 1..].split('&') {
+    let (base, query) = url.split_at(after_credentials + at);
+    let decoded = |text: &str| match percent_decode_str(text).decode_utf8() {
+        Ok(text) => Ok(text.into_owned()),
+        Err(_) => Err(PgError::setting("url", "the query is not UTF-8")),
+    };
+    let pairs = query[1..].split('&').map(|pair| {
         let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
-        if !take(&percent_decoded(key)?, percent_decoded(value)?)? {
-            kept.push(pair);
-        }
-    }
-    let base = &url[..at];
-    Ok(if kept.is_empty() {
-        base.to_owned()
-    } else {
-        format!("{base}?{}", kept.join("&"))
-    })
+        Ok((decoded(key)?, decoded(value)?, pair))
+    });
+    Ok((base, pairs.collect::<Result<_, PgError>>()?))
 }
 
-fn percent_decoded(text: &str) -> Result<String, PgError> {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let hex = |b: u8| char::from(b).to_digit(16);
-        match bytes[i] {
-            b'%' => {
-                let high = bytes.get(i + 1).copied().and_then(hex);
-                let low = bytes.get(i + 2).copied().and_then(hex);
-                let (Some(high), Some(low)) = (high, low) else {
-                    return Err(PgError::setting(
-                        "url",
-                        "a `%` not followed by two hexadecimal digits in the query",
-                    ));
-                };
-                out.push((high * 16 + low) as u8);
-                i += 3;
+/// `key=value` pairs, values possibly quoted (`'a b'`, with `\'` and `\\`).
+fn pairs(text: &str) -> Result<Vec<Pair<'_>>, PgError> {
+    let mut pairs = Vec::new();
+    let mut rest = text.trim_start();
+    while !rest.is_empty() {
+        let key_end = rest.find(|c: char| c == '=' || c.is_ascii_whitespace());
+        let key = &rest[..key_end.unwrap_or(rest.len())];
+        let Some(after) = rest[key.len()..].trim_start().strip_prefix('=') else {
+            let key = key.escape_debug();
+            let why = format!("`{key}` is not followed by `=` and a value");
+            return Err(PgError::setting("url", why));
+        };
+        let after = after.trim_start();
+        let quoted = after.starts_with('\'');
+        let (mut value, mut chars) = (String::new(), after.char_indices().skip(quoted.into()));
+        let end = loop {
+            match chars.next() {
+                None if quoted => {
+                    let why = "a quoted value is not closed with `'`";
+                    return Err(PgError::setting("url", why));
+                }
+                None => break after.len(),
+                Some((at, '\'')) if quoted => break at + 1,
+                Some((at, c)) if !quoted && c.is_ascii_whitespace() => break at,
+                Some((_, '\\')) => value.push(chars.next().map_or('\\', |(_, c)| c)),
+                Some((_, c)) => value.push(c),
             }
-            b => {
-                out.push(b);
-                i += 1;
-            }
-        }
+        };
+        let (written, next) = rest.split_at(rest.len() - after.len() + end);
+        pairs.push((key.to_owned(), value, written));
+        rest = next.trim_start();
     }
-    String::from_utf8(out).map_err(|_| PgError::setting("url", "the query is not UTF-8"))
-}
-
-/// `key=value` pairs, values possibly quoted (`'a b'`, with `\'` and `\\`): those `take` takes
-/// are left out, the others kept as written.
-fn take_from_pairs(text: &str, take: &mut Take<'_>) -> Result<String, PgError> {
-    let bytes = text.as_bytes();
-    let mut kept = Vec::new();
-    let mut i = 0;
-    let skip_spaces = |mut i: usize| {
-        while bytes.get(i).is_some_and(u8::is_ascii_whitespace) {
-            i += 1;
-        }
-        i
-    };
-    loop {
-        i = skip_spaces(i);
-        if i >= bytes.len() {
-            break;
-        }
-        let start = i;
-        while bytes
-            .get(i)
-            .is_some_and(|&b| b != b'=' && !b.is_ascii_whitespace())
-        {
-            i += 1;
-        }
-        let key = &text[start..i];
-        i = skip_spaces(i);
-        if bytes.get(i) != Some(&b'=') {
-            return Err(PgError::setting(
-                "url",
-                format!(
-                    "`{}` is not followed by `=` and a value",
-                    key.escape_debug()
-                ),
-            ));
-        }
-        i = skip_spaces(i + 1);
-        let (value, end) = pair_value(text, i)?;
-        if !take(key, value)? {
-            kept.push(&text[start..end]);
-        }
-        i = end;
-    }
-    Ok(kept.join(" "))
-}
-
-/// The value starting at `i` (quoted or not, backslash escapes undone) and where it ends.
-fn pair_value(text: &str, mut i: usize) -> Result<(String, usize), PgError> {
-    let bytes = text.as_bytes();
-    let quoted = bytes.get(i) == Some(&b'\'');
-    if quoted {
-        i += 1;
-    }
-    let mut value = Vec::new();
-    loop {
-        match bytes.get(i) {
-            None if quoted => {
-                return Err(PgError::setting(
-                    "url",
-                    "a quoted value is not closed with `'`",
-                ));
-            }
-            None => break,
-            Some(b'\'') if quoted => {
-                i += 1;
-                break;
-            }
-            Some(b) if !quoted && b.is_ascii_whitespace() => break,
-            Some(b'\\') if i + 1 < bytes.len() => {
-                value.push(bytes[i + 1]);
-                i += 2;
-            }
-            Some(&b) => {
-                value.push(b);
-                i += 1;
-            }
-        }
-    }
-    // Only ASCII bytes were removed, so the value is as much UTF-8 as the text.
-    Ok((String::from_utf8_lossy(&value).into_owned(), i))
+    Ok(pairs)
 }
 
 #[cfg(test)]
@@ -488,18 +368,19 @@ mod tests {
             "postgres://h/db?connect_timeout=9&keepalives_idle=77&tcp_user_timeout=4",
         )
         .unwrap();
+        let used = &connect.hosts[0].0;
         assert_eq!(connect.timeout(), Duration::from_secs(9));
-        assert_eq!(
-            connect.config.get_keepalives_idle(),
-            Duration::from_secs(77)
-        );
-        assert_eq!(
-            connect.config.get_tcp_user_timeout(),
-            Some(&Duration::from_secs(4))
-        );
+        assert_eq!(used.get_connect_timeout(), Some(&Duration::from_secs(9)));
+        assert_eq!(used.get_keepalives_idle(), Duration::from_secs(77));
+        assert_eq!(used.get_tcp_user_timeout(), Some(&Duration::from_secs(4)));
         let filled = Connect::from_url("postgres://h/db").unwrap();
+        let used = &filled.hosts[0].0;
         assert_eq!(filled.timeout(), CONNECT_TIMEOUT);
-        assert_eq!(filled.config.get_keepalives_idle(), Duration::from_secs(10));
+        assert_eq!(used.get_connect_timeout(), Some(&CONNECT_TIMEOUT));
+        assert_eq!(used.get_keepalives_idle(), Duration::from_secs(10));
+        assert_eq!(used.get_keepalives_interval(), Some(Duration::from_secs(2)));
+        assert_eq!(used.get_keepalives_retries(), Some(3));
+        assert_eq!(used.get_tcp_user_timeout(), Some(&Duration::from_secs(15)));
     }
 
     #[test]
@@ -511,10 +392,10 @@ mod tests {
         let labels: Vec<_> = connect
             .hosts
             .iter()
-            .map(|(_, l, b)| (l.as_str(), *b))
+            .map(|(_, host)| (host.label.as_str(), host.loopback))
             .collect();
         assert_eq!(labels, [("10.0.0.1:5433", false), ("localhost:5434", true)]);
-        for (one, _, _) in &connect.hosts {
+        for (one, _) in &connect.hosts {
             assert_eq!(one.get_hosts().len(), 1);
             assert_eq!(one.get_password(), Some(&b"secret"[..]));
             assert_eq!(

@@ -2,22 +2,22 @@
 //! connection and the table's triggers, and starts again after a failure.
 
 use std::collections::HashSet;
+use std::convert::Infallible;
 use std::pin::pin;
 use std::time::{Duration, Instant};
 
+use cors_axum_core::OriginSet;
 use futures_core::Stream;
 use tokio::sync::{mpsc, watch};
-use tokio::task::JoinHandle;
+use tokio::task::JoinSet;
 use tokio::time::{timeout, timeout_at};
-use tokio_postgres::types::ToSql;
+use tokio_postgres::types::{FromSqlOwned, ToSql};
 use tokio_postgres::{AsyncMessage, Client, Connection, Socket};
 use tracing::instrument::WithSubscriber as _;
 
-use super::connect::{Connect, Opened, TlsStream};
+use super::connect::{Connect, TlsStream};
 use super::error::{PgError, reason};
-use super::hosts::Hosts;
-use super::spelling::{Refused, Rows};
-use super::table::{Health, Table};
+use super::table::{Followed, Health};
 
 /// The first wait before reconnecting; it doubles up to [`MAX_BACKOFF`].
 const MIN_BACKOFF: Duration = Duration::from_millis(100);
@@ -28,16 +28,6 @@ const MAX_BACKOFF: Duration = Duration::from_secs(2);
 const FULL_READ_GAP: Duration = Duration::from_secs(1);
 /// The most notifications applied in one look-up.
 const BATCH: usize = 10_000;
-
-/// What a follow needs, given by [`PgOrigins::spawn`](super::PgOrigins::spawn).
-pub(crate) struct Setup {
-    pub(crate) connect: Connect,
-    pub(crate) table: Table,
-    pub(crate) rows: Rows,
-    /// The hosts' table, followed on the same connection.
-    pub(crate) hosts: Option<Hosts>,
-    pub(crate) check_every: Duration,
-}
 
 /// Where the follow stands, for an application's readiness: see [`PgFollow::status`].
 #[derive(Clone, Debug)]
@@ -75,13 +65,8 @@ impl PgStatus {
 #[derive(Debug)]
 pub struct PgFollow {
     status: watch::Receiver<PgStatus>,
-    task: JoinHandle<()>,
-}
-
-impl Drop for PgFollow {
-    fn drop(&mut self) {
-        self.task.abort();
-    }
+    /// The follow's task, stopped when this drops.
+    _task: JoinSet<()>,
 }
 
 impl PgFollow {
@@ -112,8 +97,14 @@ impl PgFollow {
     }
 }
 
-/// Starts the follow on the current runtime; it logs through the subscriber of the caller.
-pub(crate) fn spawn(setup: Setup) -> PgFollow {
+/// Starts the follow of `tables` (the table of origins, filling `set`, first) on the current
+/// runtime; it logs through the subscriber of the caller.
+pub(crate) fn spawn(
+    connect: Connect,
+    set: OriginSet,
+    tables: Vec<Box<dyn Followed>>,
+    check_every: Duration,
+) -> PgFollow {
     let (sender, status) = watch::channel(PgStatus {
         loaded: false,
         following: false,
@@ -122,7 +113,10 @@ pub(crate) fn spawn(setup: Setup) -> PgFollow {
         full_reads: 0,
     });
     let follow = Follow {
-        setup,
+        connect,
+        set,
+        tables,
+        check_every,
         status: sender,
         last_full_read: None,
         fingerprint: None,
@@ -130,12 +124,21 @@ pub(crate) fn spawn(setup: Setup) -> PgFollow {
         drift: Health::InStep,
         warned_plain_text: false,
     };
-    let task = tokio::spawn(follow.run().with_current_subscriber());
-    PgFollow { status, task }
+    let mut task = JoinSet::new();
+    task.spawn(follow.run().with_current_subscriber());
+    PgFollow {
+        status,
+        _task: task,
+    }
 }
 
 struct Follow {
-    setup: Setup,
+    connect: Connect,
+    /// The set of the table of origins, for the logs.
+    set: OriginSet,
+    /// The table of origins, then the hosts' table if followed.
+    tables: Vec<Box<dyn Followed>>,
+    check_every: Duration,
     status: watch::Sender<PgStatus>,
     last_full_read: Option<Instant>,
     /// The tables' fingerprints taken just before the last full read: a notification that asks
@@ -143,7 +146,7 @@ struct Follow {
     fingerprint: Option<Vec<(i64, i64)>>,
     /// Whether a failure was logged and no recovery since.
     failing: bool,
-    /// The table's state last logged.
+    /// The tables' state last logged.
     drift: Health,
     warned_plain_text: bool,
 }
@@ -153,175 +156,133 @@ struct Follow {
 type Notified = mpsc::UnboundedReceiver<Result<(String, String), tokio_postgres::Error>>;
 
 impl Follow {
+    /// The table of origins' name, for the logs.
+    fn name(&self) -> &str {
+        &self.tables[0].table().name
+    }
+
     /// Connects, reads, follows; on failure, waits and starts again. Logs the first failure of
     /// a series and the recovery after it.
     async fn run(mut self) {
         let mut backoff = MIN_BACKOFF;
         loop {
-            let reason = self.session(&mut backoff).await;
-            self.stale(&reason);
-            if !self.failing {
-                self.failing = true;
-                let table = &self.setup.table.name;
-                if self.status.borrow().loaded {
-                    tracing::error!(table = %table, reason = %reason,
-                        "origins: the database is unreachable; the last origins keep being \
-                         served, and the connection is retried every {MAX_BACKOFF:?} at most");
-                } else {
-                    tracing::error!(table = %table, reason = %reason,
-                        "origins: the database is unreachable, the table is not read yet: none \
-                         of its origins is allowed until it is; the connection is retried \
-                         every {MAX_BACKOFF:?} at most");
-                }
+            let Err(reason) = self.session(&mut backoff).await;
+            self.stale(reason.clone());
+            if !std::mem::replace(&mut self.failing, true) {
+                let served = match self.status.borrow().loaded {
+                    true => "the last origins keep being served",
+                    false => {
+                        "the table is not read yet: none of its origins is allowed until it is"
+                    }
+                };
+                tracing::error!(table = %self.name(), reason = %reason,
+                    "origins: the database is unreachable; {served}; the connection is retried \
+                     every {MAX_BACKOFF:?} at most");
             }
             tokio::time::sleep(backoff).await;
             backoff = (backoff * 2).min(MAX_BACKOFF);
         }
     }
 
-    /// One connection: `LISTEN`, read the table, then apply notifications and check, until
+    /// One connection: `LISTEN`, read the tables, then apply notifications and check, until
     /// something fails; returns why.
-    async fn session(&mut self, backoff: &mut Duration) -> String {
-        let opened = match self.setup.connect.open().await {
-            Ok(opened) => opened,
-            Err(reason) => return reason,
-        };
-        let Opened {
-            client,
-            connection,
-            host,
-        } = opened;
+    async fn session(&mut self, backoff: &mut Duration) -> Result<Infallible, String> {
+        let (client, connection, host) = self.connect.open().await?;
         let (mut notified, _driver) = drive(connection);
         if !self.warned_plain_text
             && self
-                .setup
                 .connect
                 .plain_text_to_another_machine(&client, &host)
                 .await
         {
             self.warned_plain_text = true;
-            tracing::warn!(table = %self.setup.table.name, host = %host.label,
+            tracing::warn!(table = %self.name(), host = %host.label,
                 "origins: the connection to the database is plain text, to another machine: \
                  anyone on the path can read it and grant origins by changing what it carries; \
                  use TLS (`sslmode=verify-full`, see the guide)");
         }
-        let mut listen = self.setup.table.listen_sql();
-        if let Some(hosts) = &self.setup.hosts {
-            listen = format!("{listen}; {}", hosts.table.listen_sql());
-        }
-        if let Err(why) = self.bounded(client.batch_execute(&listen)).await {
-            return why;
-        }
-        match self.check(&client).await {
-            Ok(Health::NoTable) => {}
-            Ok(_) => {
-                if let Err(why) = self.full_read(&client).await {
-                    return why;
-                }
-            }
-            Err(why) => return why,
+        let listen: String = self
+            .tables
+            .iter()
+            .map(|t| format!("LISTEN {};", t.table().name))
+            .collect();
+        bounded(self.check_every, client.batch_execute(&listen)).await?;
+        if self.check(&client).await? != Health::NoTable {
+            self.full_read(&client, false).await?;
         }
         *backoff = MIN_BACKOFF;
         if std::mem::take(&mut self.failing) {
-            tracing::info!(table = %self.setup.table.name, host = %host.label, origins = self.setup.rows.len(),
+            tracing::info!(table = %self.name(), host = %host.label, origins = self.set.len(),
                 "origins: the database is back, the table was read again");
         }
         self.follow(&client, &mut notified).await
     }
 
     /// Applies notifications as they come, and checks every `check_every`.
-    async fn follow(&mut self, client: &Client, notified: &mut Notified) -> String {
-        let every = self.setup.check_every;
+    async fn follow(
+        &mut self,
+        client: &Client,
+        notified: &mut Notified,
+    ) -> Result<Infallible, String> {
+        let every = self.check_every;
         let mut next_check = Instant::now() + every;
         let mut full_read_due: Option<Instant> = None;
         loop {
             let wake = full_read_due.map_or(next_check, |due| due.min(next_check));
             match timeout_at(wake.into(), notified.recv()).await {
                 Ok(Some(first)) => {
-                    let hosts_channel = self.setup.hosts.as_ref().map(Hosts::name);
-                    let (rows, hosts, full) = match batch(first, notified, hosts_channel) {
-                        Ok(batch) => batch,
-                        Err(why) => return why,
-                    };
+                    let (changed, full) = self.batch(first, notified)?;
                     if full {
                         full_read_due.get_or_insert_with(|| self.next_full_read());
                     }
-                    if !rows.is_empty()
-                        && let Err(why) = self.patch(client, rows).await
-                    {
-                        return why;
-                    }
-                    if !hosts.is_empty()
-                        && let Err(why) = self.patch_hosts(client, hosts).await
-                    {
-                        return why;
-                    }
+                    self.patch(client, changed).await?;
                 }
-                Ok(None) => return "the server closed the connection".to_owned(),
+                Ok(None) => return Err("the server closed the connection".to_owned()),
                 Err(_) => {}
             }
             let now = Instant::now();
             if next_check <= now {
                 next_check = now + every;
-                match self.check(client).await {
-                    Ok(Health::TriggersOff) => {
-                        full_read_due.get_or_insert_with(|| self.next_full_read());
-                    }
-                    Ok(_) => {}
-                    Err(why) => return why,
+                if self.check(client).await? == Health::TriggersOff {
+                    full_read_due.get_or_insert_with(|| self.next_full_read());
                 }
             }
             if full_read_due.is_some_and(|due| due <= now) {
                 full_read_due = None;
-                if let Err(why) = self.full_read_if_changed(client).await {
-                    return why;
-                }
+                self.full_read(client, true).await?;
             }
         }
     }
 
-    /// Asks whether the table is there and its triggers fire, which also proves the
-    /// connection alive; logs a change of the table's state once, and reads it whole when it
-    /// comes back in step.
+    /// Asks whether the tables are there and their triggers fire, which also proves the
+    /// connection alive; logs a change of their state once, and reads them whole when they
+    /// come back in step.
     async fn check(&mut self, client: &Client) -> Result<Health, String> {
-        let mut table = &self.setup.table;
-        let mut health = self.health(client, table).await?;
-        if let Some(hosts) = &self.setup.hosts
-            && health == Health::InStep
-        {
-            table = &hosts.table;
-            health = self.health(client, table).await?;
+        let mut drift = (Health::InStep, String::new(), self.name().to_owned());
+        for followed in &self.tables {
+            let table = followed.table();
+            let (exists, always) = self.ask_pair(client, &table.health_sql()).await?;
+            let health = table.health(exists, always);
+            if health != Health::InStep {
+                drift = (health, table.drift_message(health), table.name.clone());
+                break;
+            }
         }
-        let (name, why) = (table.name.clone(), table.drift_message(health));
+        let (health, why, name) = drift;
         if health != self.drift {
+            self.drift = health;
             if health == Health::InStep {
                 tracing::info!(table = %name,
                     "origins: the table and its triggers are back; the table is read again");
-                self.drift = health;
-                self.full_read(client).await?;
+                self.full_read(client, false).await?;
             } else {
                 tracing::error!(table = %name, "origins: {why}");
-                self.drift = health;
             }
         }
         if health != Health::InStep {
-            self.status.send_modify(|s| {
-                s.following = false;
-                s.stale_since.get_or_insert_with(Instant::now);
-                s.reason = Some(why);
-            });
+            self.stale(why);
         }
         Ok(health)
-    }
-
-    /// Whether `table` is there and its triggers fire.
-    async fn health(&self, client: &Client, table: &Table) -> Result<Health, String> {
-        let sql = table.health_sql();
-        let row = self.bounded(client.query_one(&sql, &[])).await?;
-        match (row.try_get(0), row.try_get(1)) {
-            (Ok(exists), Ok(always)) => Ok(table.health(exists, always)),
-            _ => Err("the check of the table answered something else".to_owned()),
-        }
     }
 
     /// When a full read may come: now, or a second after the last one.
@@ -331,49 +292,33 @@ impl Follow {
             .map_or(now, |last| (last + FULL_READ_GAP).max(now))
     }
 
-    /// The full read a notification asks for, made only if the tables' fingerprints differ
-    /// from those of the last one: a flood of `NOTIFY t, '*'` from any role costs one pass of
-    /// the server over the tables a second, and nothing here. The fingerprints are taken before
-    /// a full read, so a change made meanwhile makes the next ones differ, and its own
-    /// notification patches the set anyway.
-    async fn full_read_if_changed(&mut self, client: &Client) -> Result<(), String> {
-        let fingerprint = self.fingerprint(client).await?;
-        if self.fingerprint.as_ref() == Some(&fingerprint) {
-            self.last_full_read = Some(Instant::now());
-            return Ok(());
-        }
-        self.full_read(client).await
-    }
-
     /// How many rows each table has, and the sum of their hashes.
     async fn fingerprint(&self, client: &Client) -> Result<Vec<(i64, i64)>, String> {
-        let sqls = std::iter::once(self.setup.table.fingerprint_sql())
-            .chain(self.setup.hosts.as_ref().map(Hosts::fingerprint_sql));
-        let mut fingerprint = Vec::with_capacity(2);
-        for sql in sqls {
-            let row = self.bounded(client.query_one(&sql, &[])).await?;
-            match (row.try_get(0), row.try_get(1)) {
-                (Ok(count), Ok(sum)) => fingerprint.push((count, sum)),
-                _ => return Err("the fingerprint of the table answered something else".to_owned()),
-            }
+        let mut fingerprint = Vec::with_capacity(self.tables.len());
+        for followed in &self.tables {
+            let sql = followed.table().fingerprint_sql();
+            fingerprint.push(self.ask_pair(client, &sql).await?);
         }
         Ok(fingerprint)
     }
 
-    /// Replaces the set with the whole table.
-    async fn full_read(&mut self, client: &Client) -> Result<(), String> {
-        self.fingerprint = Some(self.fingerprint(client).await?);
-        let sql = self.setup.table.select_all_sql();
-        let (rows, not_utf8) = self.read(client, &sql, &[]).await?;
-        let refused = self.setup.rows.replace(&rows, not_utf8);
-        self.log(&self.setup.table.name, refused);
-        if let Some(sql) = self.setup.hosts.as_ref().map(Hosts::select_all_sql) {
-            let (rows, not_utf8) = self.read(client, &sql, &[]).await?;
-            if let Some(hosts) = &mut self.setup.hosts {
-                let refused = hosts.replace(&rows, not_utf8);
-                let name = hosts.name().to_owned();
-                self.log(&name, refused);
-            }
+    /// Replaces the sets with the whole tables; `if_changed` (the full read a notification
+    /// asks for) only if the tables' fingerprints differ from those of the last one: a flood of
+    /// `NOTIFY t, '*'` from any role costs one pass of the server over the tables a second, and
+    /// nothing here. The fingerprints are taken before a full read, so a change made meanwhile
+    /// makes the next ones differ, and its own notification patches the set anyway.
+    async fn full_read(&mut self, client: &Client, if_changed: bool) -> Result<(), String> {
+        let fingerprint = Some(self.fingerprint(client).await?);
+        if if_changed && self.fingerprint == fingerprint {
+            self.last_full_read = Some(Instant::now());
+            return Ok(());
+        }
+        self.fingerprint = fingerprint;
+        let every = self.check_every;
+        for followed in &mut self.tables {
+            let sql = followed.table().select_all_sql();
+            let (rows, not_utf8) = read(client, &sql, &[], every).await?;
+            followed.replace(&rows, not_utf8);
         }
         self.last_full_read = Some(Instant::now());
         let in_step = self.drift == Health::InStep;
@@ -389,162 +334,128 @@ impl Follow {
         Ok(())
     }
 
-    /// Looks the changed rows up (the notifications name them) and patches the set.
-    async fn patch(&mut self, client: &Client, changed: HashSet<String>) -> Result<(), String> {
-        let lookups = Rows::lookups(&changed);
-        let sql = self.setup.table.select_some_sql();
-        let (present, _) = self.read(client, &sql, &[&lookups]).await?;
-        let present: HashSet<String> = present.into_iter().collect();
-        let refused = self.setup.rows.patch(&changed, &present);
-        self.log(&self.setup.table.name, refused);
-        Ok(())
-    }
-
-    /// Reads the rows of the notified hosts again and replaces their origins.
-    async fn patch_hosts(
+    /// Looks up the rows the notifications named, table by table, and patches the sets.
+    async fn patch(
         &mut self,
         client: &Client,
-        changed: HashSet<String>,
+        changed: Vec<HashSet<String>>,
     ) -> Result<(), String> {
-        let Some(hosts) = &mut self.setup.hosts else {
-            return Ok(());
-        };
-        let (keys, refused) = hosts.keys(&changed);
-        let (sql, name) = (hosts.select_some_sql(), hosts.name().to_owned());
-        self.log(&name, refused);
-        let (rows, _) = self.read(client, &sql, &[&keys]).await?;
-        if let Some(hosts) = &mut self.setup.hosts {
-            let refused = hosts.patch(&keys, &rows);
-            self.log(&name, refused);
+        let every = self.check_every;
+        for (followed, changed) in self.tables.iter_mut().zip(changed) {
+            if changed.is_empty() {
+                continue;
+            }
+            let lookups = followed.lookups(&changed);
+            let sql = followed.table().select_some_sql();
+            let (found, _) = read(client, &sql, &[&lookups], every).await?;
+            followed.patch(&changed, &lookups, found);
         }
         Ok(())
     }
 
-    /// The rows of a query, each awaited at most `check_every`: a server that stops sending in
-    /// the middle is noticed as a silent one is. Rows that are not UTF-8 come apart, as lossy
-    /// text.
-    async fn read(
+    /// The notifications that came together: for each table, the rows they name (on its
+    /// channel), and whether one asks for a full read (`*`, or no payload).
+    fn batch(
+        &self,
+        first: Result<(String, String), tokio_postgres::Error>,
+        notified: &mut Notified,
+    ) -> Result<(Vec<HashSet<String>>, bool), String> {
+        let mut changed = vec![HashSet::new(); self.tables.len()];
+        let (mut full, mut count) = (false, 0usize);
+        let mut next = Some(first);
+        while let Some(message) = next {
+            let (channel, payload) = message.map_err(|error| reason(&error))?;
+            if payload.is_empty() || payload == "*" {
+                full = true;
+            } else {
+                let table = self.tables.iter().position(|t| t.table().name == channel);
+                count += usize::from(changed[table.unwrap_or(0)].insert(payload));
+            }
+            next = (count < BATCH).then(|| notified.try_recv().ok()).flatten();
+        }
+        Ok((changed, full))
+    }
+
+    /// The two values of the one row `sql` answers.
+    async fn ask_pair<A: FromSqlOwned, B: FromSqlOwned>(
         &self,
         client: &Client,
         sql: &str,
-        params: &[&(dyn ToSql + Sync)],
-    ) -> Result<(Vec<String>, Vec<String>), String> {
-        let stream = self
-            .bounded(client.query_raw(sql, params.iter().copied()))
-            .await?;
-        let mut stream = pin!(stream);
-        let (mut rows, mut not_utf8) = (Vec::new(), Vec::new());
-        let every = self.setup.check_every;
-        loop {
-            let next = std::future::poll_fn(|cx| stream.as_mut().poll_next(cx));
-            let row = match timeout(every, next).await {
-                Err(_) => return Err(silent(every)),
-                Ok(None) => return Ok((rows, not_utf8)),
-                Ok(Some(Err(error))) => return Err(reason(&error)),
-                Ok(Some(Ok(row))) => row,
-            };
-            match row.try_get::<_, Option<&[u8]>>(0) {
-                Ok(Some(bytes)) => match std::str::from_utf8(bytes) {
-                    Ok(text) => rows.push(text.to_owned()),
-                    Err(_) => not_utf8.push(String::from_utf8_lossy(bytes).into_owned()),
-                },
-                Ok(None) => {}
-                Err(error) => return Err(reason(&error)),
-            }
-        }
+    ) -> Result<(A, B), String> {
+        let row = bounded(self.check_every, client.query_one(sql, &[])).await?;
+        let pair = row.try_get(0).and_then(|a| Ok((a, row.try_get(1)?)));
+        pair.map_err(|error| reason(&error))
     }
 
-    /// `future`, a request to the server, given `check_every` to answer.
-    async fn bounded<T>(
-        &self,
-        future: impl Future<Output = Result<T, tokio_postgres::Error>>,
-    ) -> Result<T, String> {
-        match timeout(self.setup.check_every, future).await {
-            Ok(Ok(answer)) => Ok(answer),
-            Ok(Err(error)) => Err(reason(&error)),
-            Err(_) => Err(silent(self.setup.check_every)),
-        }
-    }
-
-    fn stale(&self, reason: &str) {
+    fn stale(&self, reason: String) {
         self.status.send_modify(|s| {
             s.following = false;
             s.stale_since.get_or_insert_with(Instant::now);
-            s.reason = Some(reason.to_owned());
+            s.reason = Some(reason);
         });
     }
+}
 
-    fn log(&self, table: &str, refused: Refused) {
-        for (row, why) in refused.0 {
-            tracing::warn!(table = %table, row = %row.escape_debug(),
-                "origins: a row is skipped: {}", why.escape_debug());
-        }
+/// `future`, a request to the server, given `every` to answer.
+async fn bounded<T>(
+    every: Duration,
+    future: impl Future<Output = Result<T, tokio_postgres::Error>>,
+) -> Result<T, String> {
+    match timeout(every, future).await {
+        Ok(Ok(answer)) => Ok(answer),
+        Ok(Err(error)) => Err(reason(&error)),
+        Err(_) => Err(format!(
+            "the server did not answer within {every:?}: the connection is taken for lost"
+        )),
     }
 }
 
-fn silent(every: Duration) -> String {
-    format!("the server did not answer within {every:?}: the connection is taken for lost")
-}
-
-/// The notifications that came together: the rows they name, the hosts those on the channel
-/// of the hosts' table name, and whether one asks for a full read (`*`, or no payload).
-fn batch(
-    first: Result<(String, String), tokio_postgres::Error>,
-    notified: &mut Notified,
-    hosts_channel: Option<&str>,
-) -> Result<(HashSet<String>, HashSet<String>, bool), String> {
-    let (mut rows, mut hosts) = (HashSet::new(), HashSet::new());
-    let mut full = false;
-    let mut next = Some(first);
-    while let Some(message) = next {
-        match message {
-            Ok((_, payload)) if payload.is_empty() || payload == "*" => full = true,
-            Ok((channel, payload)) if Some(channel.as_str()) == hosts_channel => {
-                hosts.insert(payload);
-            }
-            Ok((_, payload)) => {
-                rows.insert(payload);
-            }
+/// The rows of a query, each awaited at most `every`: a server that stops sending in the
+/// middle is noticed as a silent one is. Rows that are not UTF-8 come apart, as lossy text.
+async fn read(
+    client: &Client,
+    sql: &str,
+    params: &[&(dyn ToSql + Sync)],
+    every: Duration,
+) -> Result<(Vec<String>, Vec<String>), String> {
+    let stream = bounded(every, client.query_raw(sql, params.iter().copied())).await?;
+    let mut stream = pin!(stream);
+    let (mut rows, mut not_utf8) = (Vec::new(), Vec::new());
+    loop {
+        let next = std::future::poll_fn(|cx| stream.as_mut().poll_next(cx));
+        let Some(row) = bounded(every, async { next.await.transpose() }).await? else {
+            return Ok((rows, not_utf8));
+        };
+        match row.try_get::<_, Option<&[u8]>>(0) {
+            Ok(Some(bytes)) => match std::str::from_utf8(bytes) {
+                Ok(text) => rows.push(text.to_owned()),
+                Err(_) => not_utf8.push(String::from_utf8_lossy(bytes).into_owned()),
+            },
+            Ok(None) => {}
             Err(error) => return Err(reason(&error)),
         }
-        next = (rows.len() + hosts.len() < BATCH)
-            .then(|| notified.try_recv().ok())
-            .flatten();
     }
-    Ok((rows, hosts, full))
 }
 
-/// Drives the connection in a task of its own (stopped when the returned guard drops), its
+/// Drives the connection in a task of its own (stopped when the returned set drops), its
 /// notifications sent to the receiver.
-fn drive(mut connection: Connection<Socket, TlsStream>) -> (Notified, AbortOnDrop) {
+fn drive(mut connection: Connection<Socket, TlsStream>) -> (Notified, JoinSet<()>) {
     let (tx, notified) = mpsc::unbounded_channel();
-    let driver = tokio::spawn(async move {
-        loop {
-            let message = std::future::poll_fn(|cx| connection.poll_message(cx)).await;
-            let sent = match message {
-                Some(Ok(AsyncMessage::Notification(n))) => {
-                    tx.send(Ok((n.channel().to_owned(), n.payload().to_owned())))
+    let mut driver = JoinSet::new();
+    driver.spawn(async move {
+        while let Some(message) = std::future::poll_fn(|cx| connection.poll_message(cx)).await {
+            let notification = match message {
+                Ok(AsyncMessage::Notification(n)) => {
+                    Ok((n.channel().to_owned(), n.payload().to_owned()))
                 }
-                Some(Ok(_)) => Ok(()),
-                Some(Err(error)) => {
-                    let _ = tx.send(Err(error));
-                    break;
-                }
-                None => break,
+                Ok(_) => continue,
+                Err(error) => Err(error),
             };
-            if sent.is_err() {
+            let ended = notification.is_err();
+            if tx.send(notification).is_err() || ended {
                 break;
             }
         }
     });
-    (notified, AbortOnDrop(driver))
-}
-
-/// Stops the connection's task when the session ends.
-struct AbortOnDrop(JoinHandle<()>);
-
-impl Drop for AbortOnDrop {
-    fn drop(&mut self) {
-        self.0.abort();
-    }
+    (notified, driver)
 }

@@ -59,7 +59,6 @@ mod spelling;
 mod table;
 mod tls;
 
-use std::fmt;
 use std::time::Duration;
 
 use cors_axum_core::{OriginSet, TenantOrigins};
@@ -72,10 +71,9 @@ pub use tls::SslMode;
 pub use tokio_postgres;
 
 use connect::Connect;
-use follow::Setup;
 use hosts::Hosts;
 use spelling::Rows;
-use table::Table;
+use table::{Followed, Table};
 
 /// How often the follow checks the connection and the table unless told otherwise.
 const CHECK_EVERY: Duration = Duration::from_secs(5);
@@ -85,26 +83,13 @@ const CHECK_EVERY: Duration = Duration::from_secs(5);
 /// [`table`](Self::table); its notification channel has the table's name. With
 /// [`tenant_hosts`](Self::tenant_hosts), each tenant's origins on its own host too, from a
 /// second table followed on the same connection.
-#[derive(Clone)]
+#[derive(Clone, Debug)]
 pub struct PgOrigins {
     connect: Connect,
     set: OriginSet,
     table: Table,
     hosts: Option<Hosts>,
     check_every: Duration,
-}
-
-impl fmt::Debug for PgOrigins {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("PgOrigins")
-            .field("set", &self.set)
-            .field("table", &self.table.name)
-            .field("column", &self.table.column)
-            .field("hosts", &self.hosts.as_ref().map(Hosts::name))
-            .field("check_every", &self.check_every)
-            .field("connect", &self.connect)
-            .finish()
-    }
 }
 
 impl PgOrigins {
@@ -118,10 +103,7 @@ impl PgOrigins {
     /// set-up (TCP, TLS, start-up, authentication); keepalives after 10 s idle, every 2 s, 3
     /// times; unacknowledged data given up after 15 s. An error names the setting at fault.
     pub fn new(url: impl AsRef<str>, set: &OriginSet) -> Result<Self, PgError> {
-        Ok(PgOrigins::with_connect(
-            Connect::from_url(url.as_ref())?,
-            set,
-        ))
+        Connect::from_url(url.as_ref()).map(|connect| PgOrigins::with_connect(connect, set))
     }
 
     /// The same with a configuration the application has already (its pool's, say): its
@@ -129,10 +111,8 @@ impl PgOrigins {
     /// `ssl_mode` is the mode (`prefer` by default), which [`ssl_mode`](Self::ssl_mode) can
     /// make `verify-ca` or `verify-full`.
     pub fn from_config(config: tokio_postgres::Config, set: &OriginSet) -> Result<Self, PgError> {
-        Ok(PgOrigins::with_connect(
-            Connect::new(config, Default::default())?,
-            set,
-        ))
+        Connect::new(config, Default::default())
+            .map(|connect| PgOrigins::with_connect(connect, set))
     }
 
     fn with_connect(connect: Connect, set: &OriginSet) -> Self {
@@ -147,9 +127,7 @@ impl PgOrigins {
 
     /// Another TLS mode, as `sslmode=` in the URL.
     pub fn ssl_mode(mut self, mode: SslMode) -> Result<Self, PgError> {
-        let mut ssl = self.connect.ssl().clone();
-        ssl.mode = Some(mode);
-        self.connect = self.connect.with_ssl(ssl)?;
+        self.connect = self.connect.with_ssl(|ssl| ssl.mode = Some(mode))?;
         Ok(self)
     }
 
@@ -157,9 +135,8 @@ impl PgOrigins {
     /// `system` for the system's store (which `verify-ca` and `verify-full` use when none is
     /// given).
     pub fn ssl_root_cert(mut self, root_cert: impl Into<String>) -> Result<Self, PgError> {
-        let mut ssl = self.connect.ssl().clone();
-        ssl.root_cert = Some(root_cert.into());
-        self.connect = self.connect.with_ssl(ssl)?;
+        let root_cert = Some(root_cert.into());
+        self.connect = self.connect.with_ssl(|ssl| ssl.root_cert = root_cert)?;
         Ok(self)
     }
 
@@ -212,38 +189,28 @@ impl PgOrigins {
     /// missing (and make the triggers fire always), and the same of the hosts' table with
     /// [`tenant_hosts`](Self::tenant_hosts); safe to run from several replicas at once.
     pub fn schema_sql(&self) -> String {
-        let hosts = self.hosts.as_ref().map(Hosts::schema_sql);
+        let hosts = self.hosts.as_ref().map(|hosts| hosts.table.schema_sql());
         self.table.schema_sql() + &hosts.unwrap_or_default()
     }
 
     /// Creates the table and its triggers if missing ([`schema_sql`](Self::schema_sql)), over
     /// a connection of its own, bounded by the connect timeout.
     pub async fn create_table(&self) -> Result<(), PgError> {
-        let opened =
-            self.connect.open().await.map_err(|why| {
-                PgError::database(format!("cannot create the table: {why}"), None)
-            })?;
-        let driver = tokio::spawn(opened.connection);
-        let done = tokio::time::timeout(
-            self.connect.timeout(),
-            opened.client.batch_execute(&self.schema_sql()),
-        )
-        .await;
-        drop(opened.client);
+        let failed =
+            |why, source| PgError::database(format!("cannot create the table: {why}"), source);
+        let (client, connection, _) = self.connect.open().await.map_err(|why| failed(why, None))?;
+        let driver = tokio::spawn(connection);
+        let (limit, sql) = (self.connect.timeout(), self.schema_sql());
+        let done = tokio::time::timeout(limit, client.batch_execute(&sql)).await;
+        drop(client);
         let _ = driver.await;
         match done {
             Ok(Ok(())) => Ok(()),
-            Ok(Err(error)) => Err(PgError::database(
-                format!("cannot create the table: {}", error::reason(&error)),
-                Some(error),
-            )),
-            Err(_) => Err(PgError::database(
-                format!(
-                    "cannot create the table: no answer within the connect timeout ({:?})",
-                    self.connect.timeout()
-                ),
-                None,
-            )),
+            Ok(Err(error)) => Err(failed(error::reason(&error), Some(error))),
+            Err(_) => {
+                let why = format!("no answer within the connect timeout ({limit:?})");
+                Err(failed(why, None))
+            }
         }
     }
 
@@ -251,12 +218,8 @@ impl PgOrigins {
     /// runtime, while the returned [`PgFollow`] lives. Its logs go to the subscriber in force
     /// here.
     pub fn spawn(self) -> PgFollow {
-        follow::spawn(Setup {
-            connect: self.connect,
-            rows: Rows::new(&self.set),
-            table: self.table,
-            hosts: self.hosts,
-            check_every: self.check_every,
-        })
+        let mut tables: Vec<Box<dyn Followed>> = vec![Box::new(Rows::new(self.table, &self.set))];
+        tables.extend(self.hosts.map(|hosts| Box::new(hosts) as Box<dyn Followed>));
+        follow::spawn(self.connect, self.set, tables, self.check_every)
     }
 }

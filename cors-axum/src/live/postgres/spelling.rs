@@ -10,6 +10,8 @@ use std::collections::{HashMap, HashSet};
 
 use cors_axum_core::OriginSet;
 
+use super::table::{Followed, Skipped, Table};
+
 /// The spelling that every spelling of an origin or pattern shares, as the set compares them:
 /// lowercase, a port given only when not the scheme's default, without leading zeros. A text
 /// that is not an origin is returned lowercase; the set refuses it anyway.
@@ -44,38 +46,32 @@ pub(crate) fn canonical(row: &str) -> String {
     }
 }
 
-/// The set, and the rows of the table spelled otherwise than their origin.
+/// The table of origins, its set, and its rows spelled otherwise than their origin.
 pub(crate) struct Rows {
+    table: Table,
     set: OriginSet,
     /// Canonical spelling → the other spellings of it that rows hold.
     others: HashMap<String, HashSet<String>>,
-    /// Rows refused by the set and already logged, so that each is logged once.
-    logged: HashSet<String>,
+    skipped: Skipped,
 }
 
 impl Rows {
-    pub(crate) fn new(set: &OriginSet) -> Self {
+    pub(crate) fn new(table: Table, set: &OriginSet) -> Self {
         Rows {
+            table,
             set: set.clone(),
             others: HashMap::new(),
-            logged: HashSet::new(),
+            skipped: Skipped::default(),
         }
     }
+}
 
-    pub(crate) fn len(&self) -> usize {
-        self.set.len()
+impl Followed for Rows {
+    fn table(&self) -> &Table {
+        &self.table
     }
 
-    /// What to look up for these changed rows: each, and its canonical spelling.
-    pub(crate) fn lookups(changed: &HashSet<String>) -> Vec<String> {
-        let mut texts: HashSet<String> = changed.iter().map(|row| canonical(row)).collect();
-        texts.extend(changed.iter().cloned());
-        texts.into_iter().collect()
-    }
-
-    /// The set made of these rows, whole; `not_utf8` are the rows skipped as not UTF-8 (as
-    /// lossy text), to be logged with those the set refuses.
-    pub(crate) fn replace(&mut self, rows: &[String], not_utf8: Vec<String>) -> Refused {
+    fn replace(&mut self, rows: &[String], not_utf8: Vec<String>) {
         self.others.clear();
         for row in rows {
             let key = canonical(row);
@@ -84,33 +80,24 @@ impl Rows {
             }
         }
         let errors = self.set.replace_all(rows);
-        let refused = errors
-            .into_iter()
-            .map(|error| {
-                // The set's error names the row it refused.
-                let row = error.value().unwrap_or_default().to_owned();
-                (row, error.reason().to_owned())
-            })
-            .chain(
-                not_utf8
-                    .into_iter()
-                    .map(|row| (row, "it is not UTF-8 text".to_owned())),
-            );
-        self.refused(refused.collect(), true)
+        self.skipped.log(&self.table.name, errors, not_utf8, true);
     }
 
-    /// The set patched for the `changed` rows, of which the look-ups found `present`: a
-    /// present row's origin is granted, and an origin is revoked when no row spells it.
-    pub(crate) fn patch(
-        &mut self,
-        changed: &HashSet<String>,
-        present: &HashSet<String>,
-    ) -> Refused {
+    /// Each changed row, and its canonical spelling.
+    fn lookups(&mut self, changed: &HashSet<String>) -> Vec<String> {
+        let mut texts: HashSet<String> = changed.iter().map(|row| canonical(row)).collect();
+        texts.extend(changed.iter().cloned());
+        texts.into_iter().collect()
+    }
+
+    /// A row found has its origin granted, and an origin is revoked when no row spells it.
+    fn patch(&mut self, changed: &HashSet<String>, _: &[String], found: Vec<String>) {
+        let present: HashSet<String> = found.into_iter().collect();
         let mut keys = HashSet::new();
         for row in changed {
             if !present.contains(row) {
                 // A refused row is logged again only after it has left the table.
-                self.logged.remove(row);
+                self.skipped.forget(row);
             }
             let key = canonical(row);
             if key != *row {
@@ -129,36 +116,11 @@ impl Rows {
         let revoked = keys
             .into_iter()
             .filter(|key| !present.contains(key) && !self.others.contains_key(key));
-        let errors = self.set.patch(present, revoked);
-        let refused = errors.into_iter().map(|error| {
-            let row = error.value().unwrap_or_default().to_owned();
-            (row, error.reason().to_owned())
-        });
-        self.refused(refused.collect(), false)
-    }
-
-    /// The rows refused (each with why) that were not logged before; `whole` when they are
-    /// all the table's.
-    fn refused(&mut self, refused: Vec<(String, String)>, whole: bool) -> Refused {
-        let mut fresh = Vec::new();
-        let mut now = HashSet::new();
-        for (row, why) in refused {
-            if !self.logged.contains(&row) {
-                fresh.push((row.clone(), why));
-            }
-            now.insert(row);
-        }
-        if whole {
-            self.logged = now;
-        } else {
-            self.logged.extend(now);
-        }
-        Refused(fresh)
+        let errors = self.set.patch(&present, revoked);
+        self.skipped
+            .log(&self.table.name, errors, Vec::new(), false);
     }
 }
-
-/// Rows skipped (refused by the set, or not UTF-8), each with why, not logged before.
-pub(crate) struct Refused(pub(crate) Vec<(String, String)>);
 
 #[cfg(test)]
 mod tests {
@@ -203,29 +165,31 @@ mod tests {
     #[test]
     fn an_origin_is_revoked_with_its_last_spelling() {
         let set = OriginSet::new("t");
-        let mut rows = Rows::new(&set);
+        let mut rows = Rows::new(Table::new("t", "origin").unwrap(), &set);
         let all = |texts: &[&str]| {
             texts
                 .iter()
                 .map(|t| (*t).to_owned())
                 .collect::<HashSet<_>>()
         };
+        let found = |texts: &[&str]| all(texts).into_iter().collect::<Vec<_>>();
         let both = [
             "https://t1.example".to_owned(),
             "HTTPS://T1.EXAMPLE".to_owned(),
         ];
-        let _ = rows.replace(&both, Vec::new());
+        rows.replace(&both, Vec::new());
         // The canonical row deleted: the other spelling holds it.
-        let _ = rows.patch(&all(&["https://t1.example"]), &all(&[]));
+        rows.patch(&all(&["https://t1.example"]), &[], found(&[]));
         assert!(set.contains("https://t1.example"));
         // A third spelling added, then the second deleted.
-        let _ = rows.patch(
+        rows.patch(
             &all(&["https://t1.example:443"]),
-            &all(&["https://t1.example:443"]),
+            &[],
+            found(&["https://t1.example:443"]),
         );
-        let _ = rows.patch(&all(&["HTTPS://T1.EXAMPLE"]), &all(&[]));
+        rows.patch(&all(&["HTTPS://T1.EXAMPLE"]), &[], found(&[]));
         assert!(set.contains("https://t1.example"));
-        let _ = rows.patch(&all(&["https://t1.example:443"]), &all(&[]));
+        rows.patch(&all(&["https://t1.example:443"]), &[], found(&[]));
         assert!(!set.contains("https://t1.example"));
         assert!(set.is_empty());
     }

@@ -1,5 +1,9 @@
-//! The table of origins: its names, checked, and the SQL that creates it, reads it and checks
-//! that its changes still notify.
+//! The tables followed: their names, checked, the SQL that creates them, reads them and checks
+//! that their changes still notify, and what a table fills ([`Followed`]).
+
+use std::collections::HashSet;
+
+use cors_axum_core::CorsConfigError;
 
 use super::error::PgError;
 
@@ -9,12 +13,23 @@ const LONGEST_IDENTIFIER: usize = 63;
 /// The longest name made from the table's: its statement trigger, `<table>_notify_truncate`.
 const LONGEST_SUFFIX: &str = "_notify_truncate";
 
-/// The table and its column, each a plain identifier short enough that no name made from it is
-/// cut by PostgreSQL.
+/// The hosts' table, and its channel.
+pub(crate) const HOSTS: &str = "tenant_host_origins";
+
+/// A host's key as SQL writes it, as [`TenantKey::host`](cors_axum_core::TenantKey::host)
+/// does for the hosts it takes.
+const HOST_KEY_SQL: &str = "lower(rtrim(host, '.'))";
+
+/// A followed table: one of origins, its column a plain identifier, or the hosts' table of
+/// `(host, origin)` rows; each name short enough that no name made from it is cut by
+/// PostgreSQL.
 #[derive(Clone, Debug)]
 pub(crate) struct Table {
     pub(crate) name: String,
+    /// The column of origins, or `host` in the hosts' table.
     pub(crate) column: String,
+    /// Whether it is the hosts' table.
+    of_hosts: bool,
 }
 
 /// Whether `name` may be written unquoted as a PostgreSQL identifier.
@@ -34,55 +49,101 @@ impl Table {
             ("table", table, longest_table),
             ("column", column, LONGEST_IDENTIFIER),
         ] {
-            if !is_identifier(name) {
-                return Err(PgError::setting(
-                    field,
-                    format!(
-                        "`{}` is not a lowercase identifier: letters, digits and `_`, not \
-                         starting with a digit",
-                        name.escape_debug()
-                    ),
-                ));
-            }
-            if name.len() > longest {
-                let why = if field == "table" {
-                    format!(
+            let why = if !is_identifier(name) {
+                format!(
+                    "`{}` is not a lowercase identifier: letters, digits and `_`, not starting \
+                     with a digit",
+                    name.escape_debug()
+                )
+            } else if name.len() > longest {
+                let cut = match field {
+                    "table" => format!(
                         "its trigger `{name}{LONGEST_SUFFIX}` would be cut to PostgreSQL's \
                          {LONGEST_IDENTIFIER} bytes and replace another"
-                    )
-                } else {
-                    format!("PostgreSQL cuts identifiers at {LONGEST_IDENTIFIER} bytes")
-                };
-                return Err(PgError::setting(
-                    field,
-                    format!(
-                        "`{name}` is {} bytes long, {why}: choose a name of at most {longest} \
-                         bytes",
-                        name.len()
                     ),
-                ));
-            }
+                    _ => format!("PostgreSQL cuts identifiers at {LONGEST_IDENTIFIER} bytes"),
+                };
+                let length = name.len();
+                format!(
+                    "`{name}` is {length} bytes long, {cut}: choose a name of at most {longest} \
+                     bytes"
+                )
+            } else {
+                continue;
+            };
+            return Err(PgError::setting(field, why));
         }
         Ok(Table {
             name: table.to_owned(),
             column: column.to_owned(),
+            of_hosts: false,
         })
     }
 
+    /// The hosts' table, `tenant_host_origins(host text, origin text, primary key (host,
+    /// origin))`.
+    pub(crate) fn hosts() -> Self {
+        let table = Table::new(HOSTS, "host").expect("the table's names are checked");
+        Table {
+            of_hosts: true,
+            ..table
+        }
+    }
+
+    /// A row as one text: its origin, or `host origin` in the hosts' table (neither holds a
+    /// space).
+    fn row(&self) -> &str {
+        match self.of_hosts {
+            true => "host || ' ' || origin",
+            false => &self.column,
+        }
+    }
+
+    /// A row as the bytes stored: a row that is not UTF-8 (possible in a `SQL_ASCII` database)
+    /// would make the server refuse to send it as text, failing the whole read.
+    fn row_sql(&self) -> String {
+        format!(
+            "convert_to({}, current_setting('server_encoding'))",
+            self.row()
+        )
+    }
+
+    /// What the rows a notification names are found by: the origin, by the primary key, or
+    /// the host's key, by the index on it.
+    fn key_sql(&self) -> &str {
+        match self.of_hosts {
+            true => HOST_KEY_SQL,
+            false => &self.column,
+        }
+    }
+
     /// The statements that create the table, its notifying function and its triggers when
-    /// missing; safe to run from several replicas at once.
+    /// missing (and, for the hosts' table, its index of hosts as keys); safe to run from
+    /// several replicas at once.
     ///
-    /// A notification carries the changed row's text when it is printable ASCII (as every
-    /// origin is) of at most 2,000 bytes, else `*`, which asks for a full read: a byte that is
-    /// not UTF-8 (possible in a `SQL_ASCII` database) would break the listeners' connection.
-    /// The triggers fire `ALWAYS`, so also for sessions with `session_replication_role =
-    /// replica` (logical replication's, `pg_restore --disable-triggers`' own writes).
+    /// A notification carries the changed row's origin when it is printable ASCII (as every
+    /// origin is) of at most 2,000 bytes, or its host when it is printable ASCII without a
+    /// space of at most 253, else `*`, which asks for a full read: a byte that is not UTF-8
+    /// (possible in a `SQL_ASCII` database) would break the listeners' connection. The
+    /// triggers fire `ALWAYS`, so also for sessions with `session_replication_role = replica`
+    /// (logical replication's, `pg_restore --disable-triggers`' own writes).
     pub(crate) fn schema_sql(&self) -> String {
-        let Table { name, column } = self;
+        let Table { name, column, .. } = self;
+        let (columns, longest, printable) = match self.of_hosts {
+            true => (
+                format!(
+                    "host text, origin text, PRIMARY KEY (host, origin));
+             CREATE INDEX IF NOT EXISTS {name}_key ON {name} ({HOST_KEY_SQL}"
+                ),
+                253,
+                "!-~",
+            ),
+            false => (format!("{column} text PRIMARY KEY"), 2000, " -~"),
+        };
         format!(
             "BEGIN;
              SELECT pg_advisory_xact_lock(hashtext('{name}'));
-             CREATE TABLE IF NOT EXISTS {name} ({column} text PRIMARY KEY);
+             CREATE TABLE IF NOT EXISTS {name} ({columns});
              CREATE OR REPLACE FUNCTION {name}_notify() RETURNS trigger LANGUAGE plpgsql AS $$
              DECLARE
                  changed text;
@@ -97,43 +158,38 @@ impl Table {
                      ELSE ARRAY[OLD.{column}::text, NEW.{column}::text] END
                  LOOP
                      PERFORM pg_notify('{name}', CASE
-                         WHEN length(changed) <= 2000 AND changed !~ '[^ -~]' THEN changed
+                         WHEN length(changed) BETWEEN 1 AND {longest}
+                              AND changed !~ '[^{printable}]' THEN changed
                          ELSE '*' END);
                  END LOOP;
                  RETURN NULL;
              END $$;
-             {triggers}",
-            triggers = triggers_sql(name)
+             CREATE OR REPLACE TRIGGER {name}_notify AFTER INSERT OR UPDATE OR DELETE ON {name}
+                 FOR EACH ROW EXECUTE FUNCTION {name}_notify();
+             CREATE OR REPLACE TRIGGER {name}_notify_truncate AFTER TRUNCATE ON {name}
+                 FOR EACH STATEMENT EXECUTE FUNCTION {name}_notify();
+             ALTER TABLE {name} ENABLE ALWAYS TRIGGER {name}_notify;
+             ALTER TABLE {name} ENABLE ALWAYS TRIGGER {name}_notify_truncate;
+             COMMIT;"
         )
     }
 
-    pub(crate) fn listen_sql(&self) -> String {
-        format!("LISTEN {}", self.name)
-    }
-
-    /// Every row, as the bytes stored: a row that is not UTF-8 (possible in a `SQL_ASCII`
-    /// database) would make the server refuse to send it as text, failing the whole read.
+    /// Every row.
     pub(crate) fn select_all_sql(&self) -> String {
-        format!(
-            "SELECT convert_to({}, current_setting('server_encoding')) FROM {}",
-            self.column, self.name
-        )
+        format!("SELECT {} FROM {}", self.row_sql(), self.name)
+    }
+
+    /// The rows whose keys are `$1`, a text array.
+    pub(crate) fn select_some_sql(&self) -> String {
+        let (row, name, key) = (self.row_sql(), &self.name, self.key_sql());
+        format!("SELECT {row} FROM {name} WHERE {key} = ANY($1)")
     }
 
     /// The table's fingerprint: how many rows, and the sum of their hashes, computed by the
     /// server (one pass over the table, nothing sent but two numbers).
     pub(crate) fn fingerprint_sql(&self) -> String {
-        fingerprint_sql(&self.name, &self.column)
-    }
-
-    /// The rows of `$1`, a text array: found by the primary key; the bytes stored, as above.
-    pub(crate) fn select_some_sql(&self) -> String {
-        format!(
-            "SELECT convert_to({column}, current_setting('server_encoding')) FROM {name} \
-             WHERE {column} = ANY($1)",
-            name = self.name,
-            column = self.column
-        )
+        let (row, name) = (self.row(), &self.name);
+        format!("SELECT count(*), coalesce(sum(hashtext({row})), 0)::bigint FROM {name}")
     }
 
     /// Whether the table exists, and how many of its two triggers fire always: two catalog
@@ -188,22 +244,67 @@ pub(crate) enum Health {
     TriggersOff,
 }
 
-/// The two triggers of table `name` on its function `<name>_notify`, one for each changed row,
-/// one for `TRUNCATE`, firing `ALWAYS`, and the end of the transaction that makes them.
-pub(crate) fn triggers_sql(name: &str) -> String {
-    format!(
-        "CREATE OR REPLACE TRIGGER {name}_notify AFTER INSERT OR UPDATE OR DELETE ON {name}
-                 FOR EACH ROW EXECUTE FUNCTION {name}_notify();
-             CREATE OR REPLACE TRIGGER {name}_notify_truncate AFTER TRUNCATE ON {name}
-                 FOR EACH STATEMENT EXECUTE FUNCTION {name}_notify();
-             ALTER TABLE {name} ENABLE ALWAYS TRIGGER {name}_notify;
-             ALTER TABLE {name} ENABLE ALWAYS TRIGGER {name}_notify_truncate;
-             COMMIT;"
-    )
+/// A followed table and the set it fills: the origins of an
+/// [`OriginSet`](cors_axum_core::OriginSet), or each host's of a
+/// [`TenantOrigins`](cors_axum_core::TenantOrigins).
+pub(crate) trait Followed: Send + Sync {
+    fn table(&self) -> &Table;
+
+    /// The set made of these rows, whole; `not_utf8` are the rows skipped as not UTF-8 (as
+    /// lossy text).
+    fn replace(&mut self, rows: &[String], not_utf8: Vec<String>);
+
+    /// The keys to look up (`$1` of [`Table::select_some_sql`]) for the rows notifications
+    /// named.
+    fn lookups(&mut self, changed: &HashSet<String>) -> Vec<String>;
+
+    /// The set patched for the `changed` rows, whose `lookups` found the rows `found`.
+    fn patch(&mut self, changed: &HashSet<String>, lookups: &[String], found: Vec<String>);
 }
 
-/// The fingerprint of table `name` whose rows are the text `row`: see
-/// [`Table::fingerprint_sql`].
-pub(crate) fn fingerprint_sql(name: &str, row: &str) -> String {
-    format!("SELECT count(*), coalesce(sum(hashtext({row})), 0)::bigint FROM {name}")
+/// The rows of a table that its set skipped (refused, or not UTF-8) and that were logged, so
+/// that each is logged once while it stays in the table.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Skipped(HashSet<String>);
+
+impl Skipped {
+    /// Logs the rows skipped (those the set's `errors` name, and `not_utf8`) that were not
+    /// logged before; `whole` when they are all the table's, so that a row gone from the table
+    /// is logged again should it come back.
+    pub(crate) fn log(
+        &mut self,
+        table: &str,
+        errors: Vec<CorsConfigError>,
+        not_utf8: Vec<String>,
+        whole: bool,
+    ) {
+        let before = match whole {
+            true => std::mem::take(&mut self.0),
+            false => HashSet::new(),
+        };
+        let errors = errors.into_iter().map(|error| {
+            let row = error.value().unwrap_or_default().to_owned();
+            (row, error.reason().to_owned())
+        });
+        let not_utf8 = not_utf8
+            .into_iter()
+            .map(|row| (row, "it is not UTF-8 text".to_owned()));
+        for (row, why) in errors.chain(not_utf8) {
+            let fresh = !before.contains(&row);
+            if self.0.insert(row.clone()) && fresh {
+                tracing::warn!(table = %table, row = %row.escape_debug(),
+                    "origins: a row is skipped: {}", why.escape_debug());
+            }
+        }
+    }
+
+    /// Forgets that `row` was logged: it left the table.
+    pub(crate) fn forget(&mut self, row: &str) {
+        self.0.remove(row);
+    }
+
+    #[cfg(test)]
+    pub(crate) fn logged(&self) -> &HashSet<String> {
+        &self.0
+    }
 }

@@ -1,7 +1,6 @@
 //! TLS as libpq's `sslmode` and `sslrootcert` mean it, with rustls: which certificates are
 //! trusted, and whether the server's name must be in its certificate.
 
-use std::fmt;
 use std::sync::Arc;
 
 use rustls::client::WebPkiServerVerifier;
@@ -37,37 +36,35 @@ pub enum SslMode {
     VerifyFull,
 }
 
+/// Each mode and its name in a connection string.
+const NAMES: [(SslMode, &str); 5] = [
+    (SslMode::Disable, "disable"),
+    (SslMode::Prefer, "prefer"),
+    (SslMode::Require, "require"),
+    (SslMode::VerifyCa, "verify-ca"),
+    (SslMode::VerifyFull, "verify-full"),
+];
+
 impl SslMode {
     /// The mode a connection string names, or an error of `sslmode` listing the names.
     pub(crate) fn parse(value: &str) -> Result<Self, PgError> {
-        Ok(match value {
-            "disable" => SslMode::Disable,
-            "prefer" => SslMode::Prefer,
-            "require" => SslMode::Require,
-            "verify-ca" => SslMode::VerifyCa,
-            "verify-full" => SslMode::VerifyFull,
-            other => {
-                return Err(PgError::setting(
-                    "sslmode",
-                    format!(
-                        "`{}` is not a mode: write `disable`, `prefer`, `require`, `verify-ca` \
-                         or `verify-full`",
-                        other.escape_debug()
-                    ),
-                ));
-            }
+        let named = NAMES.iter().find(|(_, name)| *name == value);
+        named.map(|(mode, _)| *mode).ok_or_else(|| {
+            PgError::setting(
+                "sslmode",
+                format!(
+                    "`{}` is not a mode: write `disable`, `prefer`, `require`, `verify-ca` or \
+                     `verify-full`",
+                    value.escape_debug()
+                ),
+            )
         })
     }
 
     /// Its name in a connection string.
     pub(crate) fn name(self) -> &'static str {
-        match self {
-            SslMode::Disable => "disable",
-            SslMode::Prefer => "prefer",
-            SslMode::Require => "require",
-            SslMode::VerifyCa => "verify-ca",
-            SslMode::VerifyFull => "verify-full",
-        }
+        let named = NAMES.iter().find(|(mode, _)| *mode == self);
+        named.expect("every mode is named").1
     }
 
     /// What tokio-postgres is told: whether TLS is tried, and whether it is required.
@@ -106,9 +103,9 @@ impl Ssl {
         let provider = Arc::new(rustls::crypto::ring::default_provider());
         let builder = ClientConfig::builder_with_provider(provider.clone())
             .with_safe_default_protocol_versions()
-            .map_err(|e| PgError::setting("sslmode", format!("no TLS version in common: {e}")))?;
+            .expect("ring's provider has TLS 1.2 and 1.3");
         let mode = self.mode();
-        let verifier: Arc<dyn ServerCertVerifier> = match mode {
+        let chain = match mode {
             SslMode::Disable | SslMode::Prefer | SslMode::Require => {
                 if self.root_cert.as_deref() == Some("system") {
                     return Err(PgError::setting(
@@ -120,19 +117,20 @@ impl Ssl {
                         ),
                     ));
                 }
-                Arc::new(Unchecked(provider))
+                None
             }
-            SslMode::VerifyCa | SslMode::VerifyFull => {
-                let roots = Arc::new(self.roots()?);
-                let webpki = WebPkiServerVerifier::builder_with_provider(roots, provider)
-                    .build()
-                    .map_err(|e| PgError::setting("sslrootcert", e.to_string()))?;
-                if mode == SslMode::VerifyCa {
-                    Arc::new(AnyName(webpki))
-                } else {
-                    webpki
-                }
-            }
+            SslMode::VerifyCa | SslMode::VerifyFull => Some(
+                WebPkiServerVerifier::builder_with_provider(
+                    Arc::new(self.roots()?),
+                    provider.clone(),
+                )
+                .build()
+                .map_err(|e| PgError::setting("sslrootcert", e.to_string()))?,
+            ),
+        };
+        let verifier: Arc<dyn ServerCertVerifier> = match chain {
+            Some(webpki) if mode == SslMode::VerifyFull => webpki,
+            chain => Arc::new(Libpq { chain, provider }),
         };
         let config = builder
             .dangerous()
@@ -144,104 +142,43 @@ impl Ssl {
     /// The certificates trusted: those of `sslrootcert`, or the system's when it is `system` or
     /// not given.
     fn roots(&self) -> Result<RootCertStore, PgError> {
-        let mut roots = RootCertStore::empty();
+        const FIX: &str =
+            "a PEM file of the certificates of the authorities that sign the server's certificate";
         let (certificates, from) = match self.root_cert.as_deref() {
             None | Some("system") => {
                 let found = rustls_native_certs::load_native_certs();
                 (found.certs, "the system's store".to_owned())
             }
-            Some(file) => {
-                let read: Result<Vec<_>, _> = CertificateDer::pem_file_iter(file)
-                    .and_then(|certificates| certificates.collect());
-                let certificates = read.map_err(|e| {
-                    PgError::setting(
-                        "sslrootcert",
-                        format!(
-                            "cannot read `{}`: {e}; give a PEM file of the certificates of the \
-                             authorities that sign the server's certificate",
-                            file.escape_debug()
-                        ),
-                    )
-                })?;
-                (certificates, format!("`{}`", file.escape_debug()))
+            Some(path) => {
+                let read = CertificateDer::pem_file_iter(path)
+                    .and_then(|certificates| certificates.collect::<Result<Vec<_>, _>>());
+                let file = format!("`{}`", path.escape_debug());
+                let why = |e| format!("cannot read {file}: {e}; give {FIX}");
+                let certificates = read.map_err(|e| PgError::setting("sslrootcert", why(e)))?;
+                (certificates, file)
             }
         };
-        let (added, _ignored) = roots.add_parsable_certificates(certificates);
-        if added == 0 {
-            return Err(PgError::setting(
-                "sslrootcert",
-                format!(
-                    "no certificate found in {from}: give `sslrootcert` a PEM file of the \
-                     certificates of the authorities that sign the server's certificate"
-                ),
-            ));
+        let mut roots = RootCertStore::empty();
+        if roots.add_parsable_certificates(certificates).0 == 0 {
+            let why = format!("no certificate found in {from}: give `sslrootcert` {FIX}");
+            return Err(PgError::setting("sslrootcert", why));
         }
         Ok(roots)
     }
 }
 
-/// `prefer` and `require`: encrypted, whoever answers; the handshake's signatures are still
-/// checked, as they prove the server holds the key of the certificate it showed (which SCRAM's
-/// channel binding then ties the password exchange to).
-struct Unchecked(Arc<CryptoProvider>);
-
-impl fmt::Debug for Unchecked {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("Unchecked")
-    }
-}
-
-impl ServerCertVerifier for Unchecked {
-    fn verify_server_cert(
-        &self,
-        _end_entity: &CertificateDer<'_>,
-        _intermediates: &[CertificateDer<'_>],
-        _server_name: &ServerName<'_>,
-        _ocsp_response: &[u8],
-        _now: UnixTime,
-    ) -> Result<ServerCertVerified, rustls::Error> {
-        Ok(ServerCertVerified::assertion())
-    }
-
-    fn verify_tls12_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        verify_tls12_signature(
-            message,
-            cert,
-            dss,
-            &self.0.signature_verification_algorithms,
-        )
-    }
-
-    fn verify_tls13_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        verify_tls13_signature(
-            message,
-            cert,
-            dss,
-            &self.0.signature_verification_algorithms,
-        )
-    }
-
-    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
-        self.0.signature_verification_algorithms.supported_schemes()
-    }
-}
-
-/// `verify-ca`: the chain checked as `verify-full` checks it, the name not. rustls checks the
-/// chain before the name, so "not valid for this name" means the chain was found good.
+/// `prefer` and `require` (`chain` is `None`): encrypted, whoever answers; `verify-ca`: the
+/// chain checked as `verify-full` checks it, the name not (rustls checks the chain before the
+/// name, so "not valid for this name" means the chain was found good). The handshake's
+/// signatures are checked in every mode, as they prove the server holds the key of the
+/// certificate it showed (which SCRAM's channel binding then ties the password exchange to).
 #[derive(Debug)]
-struct AnyName(Arc<WebPkiServerVerifier>);
+struct Libpq {
+    chain: Option<Arc<WebPkiServerVerifier>>,
+    provider: Arc<CryptoProvider>,
+}
 
-impl ServerCertVerifier for AnyName {
+impl ServerCertVerifier for Libpq {
     fn verify_server_cert(
         &self,
         end_entity: &CertificateDer<'_>,
@@ -250,14 +187,14 @@ impl ServerCertVerifier for AnyName {
         ocsp_response: &[u8],
         now: UnixTime,
     ) -> Result<ServerCertVerified, rustls::Error> {
-        let checked =
-            self.0
-                .verify_server_cert(end_entity, intermediates, server_name, ocsp_response, now);
-        match checked {
+        let Some(chain) = &self.chain else {
+            return Ok(ServerCertVerified::assertion());
+        };
+        match chain.verify_server_cert(end_entity, intermediates, server_name, ocsp_response, now) {
             Err(rustls::Error::InvalidCertificate(
                 CertificateError::NotValidForName | CertificateError::NotValidForNameContext { .. },
             )) => Ok(ServerCertVerified::assertion()),
-            other => other,
+            checked => checked,
         }
     }
 
@@ -267,7 +204,8 @@ impl ServerCertVerifier for AnyName {
         cert: &CertificateDer<'_>,
         dss: &DigitallySignedStruct,
     ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        self.0.verify_tls12_signature(message, cert, dss)
+        let algorithms = &self.provider.signature_verification_algorithms;
+        verify_tls12_signature(message, cert, dss, algorithms)
     }
 
     fn verify_tls13_signature(
@@ -276,10 +214,13 @@ impl ServerCertVerifier for AnyName {
         cert: &CertificateDer<'_>,
         dss: &DigitallySignedStruct,
     ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        self.0.verify_tls13_signature(message, cert, dss)
+        let algorithms = &self.provider.signature_verification_algorithms;
+        verify_tls13_signature(message, cert, dss, algorithms)
     }
 
     fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
-        self.0.supported_verify_schemes()
+        self.provider
+            .signature_verification_algorithms
+            .supported_schemes()
     }
 }
