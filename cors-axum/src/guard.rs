@@ -18,14 +18,14 @@ use http::request::Parts;
 pub(crate) type GuardFuture<'a> = Pin<Box<dyn Future<Output = Result<(), Response>> + Send + 'a>>;
 
 /// One guard, type-erased: runs extractor `G` and keeps only its verdict.
-pub type GuardFn<S> = for<'a> fn(&'a mut Parts, &'a S) -> GuardFuture<'a>;
+pub(crate) type GuardFn<S> = for<'a> fn(&'a mut Parts, &'a S) -> GuardFuture<'a>;
 
 /// One guard with its type's name, for the log line of a guard whose `Inject<T>` meets no
 /// provider.
 pub(crate) type NamedGuard<S> = (GuardFn<S>, &'static str);
 
 /// The guards of one route, in the order they run.
-pub type Guards<S> = Arc<[NamedGuard<S>]>;
+pub(crate) type Guards<S> = Arc<[NamedGuard<S>]>;
 
 /// A type that can guard routes: an extractor whose rejection answers the request.
 #[diagnostic::on_unimplemented(

@@ -89,9 +89,7 @@ pub mod __private {
     pub use crate::controller::{ControllerEntry, ControllerRef, RouteDef};
     pub use crate::describe::draft::OperationDraft;
     pub use crate::describe::from_types::{DeclareScheme, DescribeArgument, DescribeOutput};
-    // `GuardFn` and `Guards` are not named by generated code: they are here because `guard.rs`
-    // declares them `pub`, which needs them reachable; `pub(crate)` there would drop them.
-    pub use crate::guard::{GuardFn, Guards, guard};
+    pub use crate::guard::guard;
     pub use crate::handler::{RouteSetup, route, route_into};
     pub use crate::module::{DeclaredModule, ModuleDefinition};
     pub use crate::needs::{Declare, DeclareGuard, FieldNeeds, Needs, Probe};
