@@ -1,7 +1,7 @@
 //! Argument parsing shared by `#[controller(..)]` and `#[route(..)]`, and the one funnel that
 //! turns errors into tokens.
 
-use proc_macro2::{Span, TokenStream, TokenTree};
+use proc_macro2::{Ident, Span, TokenStream, TokenTree};
 use quote::{ToTokens, quote, quote_spanned};
 use syn::parse::{Parse, ParseStream};
 use syn::punctuated::Punctuated;
@@ -100,8 +100,8 @@ impl LevelArgs {
         Ok(true)
     }
 
-    /// An expression of type `ProviderBuilder`, or `None` when nothing is provided.
-    pub(crate) fn providers(&self) -> Option<TokenStream> {
+    /// The function `name` that gives the providers, or `None` when nothing is provided.
+    pub(crate) fn providers_fn(&self, name: &Ident) -> Option<TokenStream> {
         if self.providers.is_none() && self.cors.is_none() {
             return None;
         }
@@ -125,7 +125,11 @@ impl LevelArgs {
                     ::cors_axum::ProviderBuilder::new().use_value::<::cors_axum::CorsOptions>(#options)
                 }
             }));
-        Some(quote!(#private::IntoProviders::into_providers([#(#lists),*])))
+        Some(quote! {
+            fn #name() -> ::cors_axum::ProviderBuilder {
+                #private::IntoProviders::into_providers([#(#lists),*])
+            }
+        })
     }
 
     /// The guards, as `GuardFn` values for state `state`.

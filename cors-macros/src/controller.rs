@@ -2,7 +2,7 @@
 //! an extractor built from its fields.
 
 use proc_macro2::{Delimiter, Group, TokenStream, TokenTree};
-use quote::{quote, quote_spanned};
+use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{Fields, FnArg, ImplItem, Item, ItemImpl, ItemStruct, Type};
 
@@ -48,8 +48,13 @@ fn expand_struct(args: TokenStream, item: ItemStruct) -> syn::Result<TokenStream
         || args.level.layers.is_some()
         || args.level.openapi.is_some()
     {
+        let at = match (&args.path, &args.state) {
+            (Some(path), _) => quote!(#path),
+            (None, Some(state)) => quote!(#state),
+            (None, None) => TokenStream::new(),
+        };
         return Err(syn::Error::new_spanned(
-            args_tokens(&args),
+            at,
             "on a struct, `#[controller]` takes only `state = T`; the other arguments go on the \
              `#[controller(..)]` of the `impl` block",
         ));
@@ -118,29 +123,6 @@ fn expand_struct(args: TokenStream, item: ItemStruct) -> syn::Result<TokenStream
         #state_checks
         };
     })
-}
-
-/// The arguments as tokens, to point an error at them.
-fn args_tokens(args: &ControllerArgs) -> TokenStream {
-    match (&args.path, &args.state) {
-        (Some(path), _) => quote!(#path),
-        (None, Some(state)) => quote!(#state),
-        (None, None) => TokenStream::new(),
-    }
-}
-
-/// The routes of an `impl` block: strips `#[route]`, re-emits the block, declares the routes
-/// and registers the controller.
-/// The function that gives the controller's own providers, and the reference its
-/// `ControllerRef` keeps to it.
-fn controller_providers(args: &ControllerArgs) -> (TokenStream, TokenStream) {
-    match args.level.providers() {
-        Some(builder) => (
-            quote!(fn __cors_controller_providers() -> ::cors_axum::ProviderBuilder { #builder }),
-            quote!(::core::option::Option::Some(__cors_controller_providers)),
-        ),
-        None => (TokenStream::new(), quote!(::core::option::Option::None)),
-    }
 }
 
 /// `item` with the bodies of its block's items (and any other brace-delimited group at the top
@@ -248,6 +230,8 @@ fn map_block(item: TokenStream, f: impl FnOnce(Vec<TokenTree>) -> Vec<TokenTree>
     trees.into_iter().collect()
 }
 
+/// The routes of an `impl` block: strips `#[route]`, re-emits the block, declares the routes
+/// and registers the controller.
 fn expand_impl(
     args: TokenStream,
     item: &mut ItemImpl,
@@ -279,17 +263,21 @@ fn expand_impl(
     };
     let items: Vec<RouteItems> = match errors {
         Some(_) => Vec::new(),
-        None => routes
-            .iter()
-            .enumerate()
-            .map(|(i, (route, method))| route.expand(i, method, &controller))
+        None => (routes.iter().enumerate())
+            .map(|(i, route)| route.expand(i, &controller))
             .collect(),
     };
-    let functions = items.iter().map(|items| &items.functions);
-    let needs_fn = crate::route::needs_fn(items.iter().map(|items| &items.needs));
-    let defs = items.iter().map(|items| &items.def);
-    let (providers_fn, providers_ref) = controller_providers(&args);
+    let functions = items.iter().map(|(functions, ..)| functions);
+    let needs_fn = crate::route::needs_fn(items.iter().map(|(.., needs)| needs));
+    let defs = items.iter().map(|(_, def, _)| def);
+    let providers_fn = args
+        .level
+        .providers_fn(&format_ident!("__cors_controller_providers"));
     let private = private();
+    let providers_ref = match providers_fn {
+        Some(_) => quote!(::core::option::Option::Some(__cors_controller_providers)),
+        None => quote!(::core::option::Option::None),
+    };
     let controller_ref = quote! {
         #private::ControllerRef::new::<Self>(#controller_name, const { &[#(#defs),*] }, #providers_ref)
     };
@@ -406,11 +394,8 @@ fn combine(errors: &mut Option<syn::Error>, error: syn::Error) {
 
 /// Strips the `#[route]`s of the block's items and reads them: the routes with their methods,
 /// and the errors of those that are wrong.
-fn take_routes(
-    item: &mut ItemImpl,
-    prefix: &str,
-) -> (Vec<(Route, syn::ImplItemFn)>, Option<syn::Error>) {
-    let mut routes: Vec<(Route, syn::ImplItemFn)> = Vec::new();
+fn take_routes(item: &mut ItemImpl, prefix: &str) -> (Vec<Route>, Option<syn::Error>) {
+    let mut routes: Vec<Route> = Vec::new();
     let mut errors: Option<syn::Error> = None;
     let mut push_error = |error: syn::Error| combine(&mut errors, error);
     for impl_item in &mut item.items {
@@ -440,19 +425,19 @@ fn take_routes(
         for route_attr in &route_attrs {
             match Route::parse(route_attr, method, prefix, details.clone()) {
                 Ok(route) => {
-                    if let Some((first, _)) = routes
+                    if let Some(first) = routes
                         .iter()
-                        .find(|(r, _)| r.method == route.method && r.path == route.path)
+                        .find(|r| r.method == route.method && r.path == route.path)
                     {
                         push_error(syn::Error::new_spanned(
                             route_attr,
                             format!(
                                 "route `{} {}` is declared twice in this controller (first on `{}`)",
-                                route.method, route.path, first.handler
+                                route.method, route.path, first.item.sig.ident
                             ),
                         ));
                     } else {
-                        routes.push((route, method.clone()));
+                        routes.push(route);
                     }
                 }
                 Err(error) => push_error(error),
@@ -463,10 +448,10 @@ fn take_routes(
 }
 
 /// The state read from the `State<T>` arguments of the routes' handlers.
-fn read_state(routes: &[(Route, syn::ImplItemFn)]) -> syn::Result<Option<InferredState>> {
+fn read_state(routes: &[Route]) -> syn::Result<Option<InferredState>> {
     let arguments = routes
         .iter()
-        .flat_map(|(_, method)| &method.sig.inputs)
+        .flat_map(|route| &route.item.sig.inputs)
         .filter_map(|input| match input {
             FnArg::Typed(typed) => Some(&*typed.ty),
             FnArg::Receiver(_) => None,
