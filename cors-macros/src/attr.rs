@@ -8,16 +8,6 @@ use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
 use syn::{Expr, LitBool, LitStr, Token, Type, bracketed};
 
-mod kw {
-    syn::custom_keyword!(path);
-    syn::custom_keyword!(providers);
-    syn::custom_keyword!(cors);
-    syn::custom_keyword!(guards);
-    syn::custom_keyword!(layers);
-    syn::custom_keyword!(state);
-    syn::custom_keyword!(openapi);
-}
-
 /// `cors = ..` of a controller or route.
 pub(crate) enum CorsArg {
     /// `cors = false` / `cors = true`.
@@ -39,11 +29,11 @@ pub(crate) struct LevelArgs {
     pub(crate) openapi: Option<LitBool>,
 }
 
-fn once<T>(slot: &mut Option<T>, value: T, key: &impl ToTokens, name: &str) -> syn::Result<()> {
+fn once<T>(slot: &mut Option<T>, value: T, key: &Ident) -> syn::Result<()> {
     if slot.replace(value).is_some() {
         return Err(syn::Error::new_spanned(
             key,
-            format!("`{name}` specified more than once"),
+            format!("`{key}` specified more than once"),
         ));
     }
     Ok(())
@@ -66,38 +56,42 @@ fn list<T: Parse>(input: ParseStream<'_>) -> syn::Result<Punctuated<T, Token![,]
 }
 
 impl LevelArgs {
-    /// Parses one `key = value` if the input starts with one of this level's keys.
-    fn parse_key(&mut self, input: ParseStream<'_>) -> syn::Result<bool> {
-        if input.peek(kw::providers) {
-            let key: kw::providers = input.parse()?;
+    /// Parses `key = value, ..` to the end of `input`: this level's keys, and the `extra`
+    /// ones, whose values `other` parses; any other key is an error that says what is
+    /// `expected`.
+    fn parse_keys(
+        &mut self,
+        input: ParseStream<'_>,
+        extra: &[&str],
+        expected: &str,
+        mut other: impl FnMut(&Ident, ParseStream<'_>) -> syn::Result<()>,
+    ) -> syn::Result<()> {
+        const KEYS: [&str; 5] = ["providers", "cors", "guards", "layers", "openapi"];
+        while !input.is_empty() {
+            let key = (input.fork().parse::<Ident>().ok())
+                .filter(|key| KEYS.iter().chain(extra).any(|known| key == known))
+                .ok_or_else(|| input.error(expected))?;
+            input.parse::<Ident>()?;
             input.parse::<Token![=]>()?;
-            once(&mut self.providers, list(input)?, &key, "providers")?;
-        } else if input.peek(kw::cors) {
-            let key: kw::cors = input.parse()?;
-            input.parse::<Token![=]>()?;
-            let value = if input.peek(LitBool) {
-                CorsArg::Switch(input.parse()?)
-            } else {
-                CorsArg::Options(input.parse()?)
-            };
-            once(&mut self.cors, value, &key, "cors")?;
-        } else if input.peek(kw::guards) {
-            let key: kw::guards = input.parse()?;
-            input.parse::<Token![=]>()?;
-            once(&mut self.guards, list(input)?, &key, "guards")?;
-        } else if input.peek(kw::layers) {
-            let key: kw::layers = input.parse()?;
-            input.parse::<Token![=]>()?;
-            once(&mut self.layers, list(input)?, &key, "layers")?;
-        } else if input.peek(kw::openapi) {
-            let key: kw::openapi = input.parse()?;
-            input.parse::<Token![=]>()?;
-            let value = switch(input, "openapi = false")?;
-            once(&mut self.openapi, value, &key, "openapi")?;
-        } else {
-            return Ok(false);
+            match key.to_string().as_str() {
+                "providers" => once(&mut self.providers, list(input)?, &key)?,
+                "cors" => {
+                    let value = match input.peek(LitBool) {
+                        true => CorsArg::Switch(input.parse()?),
+                        false => CorsArg::Options(input.parse()?),
+                    };
+                    once(&mut self.cors, value, &key)?;
+                }
+                "guards" => once(&mut self.guards, list(input)?, &key)?,
+                "layers" => once(&mut self.layers, list(input)?, &key)?,
+                "openapi" => once(&mut self.openapi, switch(input, "openapi = false")?, &key)?,
+                _ => other(&key, input)?,
+            }
+            if !input.is_empty() {
+                input.parse::<Token![,]>()?;
+            }
         }
-        Ok(true)
+        Ok(())
     }
 
     /// The function `name` that gives the providers, or `None` when nothing is provided.
@@ -159,34 +153,35 @@ pub(crate) struct ControllerArgs {
 
 impl Parse for ControllerArgs {
     fn parse(input: ParseStream<'_>) -> syn::Result<Self> {
-        let mut args = ControllerArgs::default();
-        if input.peek(LitStr) {
-            args.path = Some(input.parse()?);
-            if !input.is_empty() {
-                input.parse::<Token![,]>()?;
-            }
-        }
-        while !input.is_empty() {
-            if input.peek(kw::path) {
-                let key: kw::path = input.parse()?;
-                input.parse::<Token![=]>()?;
-                once(&mut args.path, input.parse()?, &key, "path")?;
-            } else if input.peek(kw::state) {
-                let key: kw::state = input.parse()?;
-                input.parse::<Token![=]>()?;
-                once(&mut args.state, input.parse()?, &key, "state")?;
-            } else if !args.level.parse_key(input)? {
-                return Err(input.error(
-                    "expected `\"prefix\"`, `path = \"prefix\"`, `state = T`, `providers = [..]`, \
-                     `cors = ..`, `guards = [..]`, `layers = [..]` or `openapi = false`",
-                ));
-            }
-            if !input.is_empty() {
-                input.parse::<Token![,]>()?;
-            }
-        }
+        let mut args = ControllerArgs {
+            path: leading_str(input)?,
+            ..ControllerArgs::default()
+        };
+        let (path, state) = (&mut args.path, &mut args.state);
+        args.level.parse_keys(
+            input,
+            &["path", "state"],
+            "expected `\"prefix\"`, `path = \"prefix\"`, `state = T`, `providers = [..]`, \
+             `cors = ..`, `guards = [..]`, `layers = [..]` or `openapi = false`",
+            |key, input| match key == "path" {
+                true => once(path, input.parse()?, key),
+                false => once(state, input.parse()?, key),
+            },
+        )?;
         Ok(args)
     }
+}
+
+/// A string literal at the start of `input`, and the comma after it unless it ends `input`.
+fn leading_str(input: ParseStream<'_>) -> syn::Result<Option<LitStr>> {
+    if !input.peek(LitStr) {
+        return Ok(None);
+    }
+    let lit = input.parse()?;
+    if !input.is_empty() {
+        input.parse::<Token![,]>()?;
+    }
+    Ok(Some(lit))
 }
 
 /// `#[route("GET")]`, `#[route("POST", "items/{id}")]`, with optional level arguments.
@@ -209,31 +204,21 @@ impl Parse for RouteArgs {
                 "expected the HTTP method as a string, such as `\"GET\"`",
             )
         })?;
-        let mut args = RouteArgs {
-            method,
-            path: None,
-            level: LevelArgs::default(),
-        };
         if !input.is_empty() {
             input.parse::<Token![,]>()?;
         }
-        if input.peek(LitStr) {
-            args.path = Some(input.parse()?);
-            if !input.is_empty() {
-                input.parse::<Token![,]>()?;
-            }
-        }
-        while !input.is_empty() {
-            if !args.level.parse_key(input)? {
-                return Err(input.error(
-                    "expected a path string, `providers = [..]`, `cors = ..`, `guards = [..]`, \
-                     `layers = [..]` or `openapi = false`",
-                ));
-            }
-            if !input.is_empty() {
-                input.parse::<Token![,]>()?;
-            }
-        }
+        let mut args = RouteArgs {
+            method,
+            path: leading_str(input)?,
+            level: LevelArgs::default(),
+        };
+        args.level.parse_keys(
+            input,
+            &[],
+            "expected a path string, `providers = [..]`, `cors = ..`, `guards = [..]`, \
+             `layers = [..]` or `openapi = false`",
+            |_, _| Ok(()),
+        )?;
         Ok(args)
     }
 }
@@ -392,23 +377,11 @@ pub(crate) fn with_error(item: impl ToTokens, error: syn::Error) -> TokenStream 
     tokens
 }
 
-/// Whether the path of `attr` is one of `paths`, segment by segment (`["utoipa", "path"]` for
-/// `#[utoipa::path]`), matched exactly.
-pub(crate) fn path_is(attr: &syn::Attribute, paths: &[&[&str]]) -> bool {
-    names_one_of(attr.path().segments.iter().map(|s| &s.ident), paths)
-}
-
-/// Whether `names`, the segments of a path in order, spell one of `paths` exactly.
-pub(crate) fn names_one_of<'a, N>(
-    names: impl ExactSizeIterator<Item = &'a N> + Clone,
-    paths: &[&[&str]],
-) -> bool
-where
-    N: PartialEq<str> + ?Sized + 'a,
-{
-    paths
-        .iter()
-        .any(|path| names.len() == path.len() && names.clone().zip(*path).all(|(n, p)| n.eq(*p)))
+/// The path of `attr` as one string, its segments joined by `::` (`utoipa::path` for
+/// `#[utoipa::path]` or `#[::utoipa::path]`), to match attributes exactly.
+pub(crate) fn path_of(attr: &syn::Attribute) -> String {
+    let segments = attr.path().segments.iter().map(|s| s.ident.to_string());
+    segments.collect::<Vec<_>>().join("::")
 }
 
 #[cfg(test)]

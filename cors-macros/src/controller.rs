@@ -153,15 +153,13 @@ fn without_read_attrs(item: TokenStream, methods_only: bool) -> TokenStream {
         let mut kept = Vec::with_capacity(inner.len());
         let mut rest = &inner[..];
         while let Some(first) = rest.first() {
-            let Some(attr) = outer_attr(rest) else {
+            let Some(path) = attr_path(rest) else {
                 kept.push(first.clone());
                 rest = &rest[1..];
                 continue;
             };
-            let names = attr_path(attr);
-            let read = attr::names_one_of(names.iter(), ROUTE_PATHS)
-                || (attr::names_one_of(names.iter(), UTOIPA_PATH)
-                    && (!methods_only || is_method(rest)));
+            let read = ROUTE_PATHS.contains(&&*path)
+                || (path == UTOIPA_PATH && (!methods_only || is_method(rest)));
             if !read {
                 kept.extend_from_slice(&rest[..2]);
             }
@@ -171,21 +169,15 @@ fn without_read_attrs(item: TokenStream, methods_only: bool) -> TokenStream {
     })
 }
 
-/// The bracket group of the outer attribute that `trees` starts with (`#` then `[..]`).
-fn outer_attr(trees: &[TokenTree]) -> Option<&Group> {
-    match trees {
-        [TokenTree::Punct(pound), TokenTree::Group(group), ..]
-            if pound.as_char() == '#' && group.delimiter() == Delimiter::Bracket =>
-        {
-            Some(group)
-        }
-        _ => None,
+/// The path of the outer attribute that `trees` starts with (`#` then `[..]`), as
+/// [`attr::path_of`] gives it: `::cors_axum::route(..)` gives `cors_axum::route`.
+fn attr_path(trees: &[TokenTree]) -> Option<String> {
+    let [TokenTree::Punct(pound), TokenTree::Group(attr), ..] = trees else {
+        return None;
+    };
+    if pound.as_char() != '#' || attr.delimiter() != Delimiter::Bracket {
+        return None;
     }
-}
-
-/// The names of the path an attribute starts with, as `syn` reads it: `::cors_axum::route(..)`
-/// gives `cors_axum` and `route`.
-fn attr_path(attr: &Group) -> Vec<String> {
     let mut names = Vec::new();
     for tree in attr.stream() {
         match tree {
@@ -194,7 +186,7 @@ fn attr_path(attr: &Group) -> Vec<String> {
             _ => break,
         }
     }
-    names
+    Some(names.join("::"))
 }
 
 /// Whether the item that `trees` starts (at one of its attributes) is a method: `fn` comes

@@ -14,11 +14,11 @@ use syn::{Attribute, Expr, ExprLit, ImplItemFn, Lit, Meta, ReturnType, Type};
 use crate::attr::{self, TokenList, private};
 
 /// The path of `#[utoipa::path(..)]`.
-pub(crate) const UTOIPA_PATH: &[&[&str]] = &[&["utoipa", "path"]];
+pub(crate) const UTOIPA_PATH: &str = "utoipa::path";
 
 /// Whether `attr` is `#[utoipa::path(..)]`, matched exactly.
 pub(crate) fn is_utoipa_path(attr: &Attribute) -> bool {
-    attr::path_is(attr, UTOIPA_PATH)
+    attr::path_of(attr) == UTOIPA_PATH
 }
 
 /// The keys of `#[utoipa::path(..)]` that `#[route]` or the module system gives.

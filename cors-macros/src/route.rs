@@ -26,11 +26,11 @@ pub(crate) fn expand_outside_controller(_args: TokenStream, item: TokenStream) -
 }
 
 /// The paths of `#[route(..)]` and `#[cors_axum::route(..)]`.
-pub(crate) const ROUTE_PATHS: &[&[&str]] = &[&["route"], &["cors_axum", "route"]];
+pub(crate) const ROUTE_PATHS: [&str; 2] = ["route", "cors_axum::route"];
 
 /// Whether `attr` is `#[route(..)]` or `#[cors_axum::route(..)]`, matched exactly.
 pub(crate) fn is_route_attr(attr: &Attribute) -> bool {
-    attr::path_is(attr, ROUTE_PATHS)
+    ROUTE_PATHS.contains(&&*attr::path_of(attr))
 }
 
 /// A route found in a controller, checked.
