@@ -1,5 +1,6 @@
 //! What a route says in an OpenAPI document: its handler's doc comment, the details of its
-//! `#[utoipa::path(..)]`, and the function that probes its argument, result and guard types.
+//! `#[utoipa::path(..)]`, the traits of the probes of its types; `Route::docs` writes the
+//! function that probes its argument, result and guard types.
 //!
 //! Written only with this crate's `openapi` feature, which `cors-axum`'s own `openapi` feature
 //! enables (cargo unifies the features of the one build of this crate, so the macro sees it
@@ -7,11 +8,11 @@
 //! (`RouteDef::new` leaves it empty): no probe, no function, nothing for the compiler to check
 //! and throw away in every application.
 
-use proc_macro2::{Ident, TokenStream, TokenTree};
-use quote::{ToTokens, format_ident, quote};
+use proc_macro2::{TokenStream, TokenTree};
+use quote::{ToTokens, quote};
 use syn::{Attribute, Expr, ExprLit, ImplItemFn, Lit, Meta, ReturnType, Type};
 
-use crate::attr::{self, TokenList, private};
+use crate::attr::{self, private};
 
 /// The path of `#[utoipa::path(..)]`.
 pub(crate) const UTOIPA_PATH: &str = "utoipa::path";
@@ -98,7 +99,7 @@ fn check_details(tokens: &TokenStream) -> syn::Result<()> {
 }
 
 /// The summary and description of a doc comment: its first paragraph, and the rest.
-fn doc_comment(attrs: &[Attribute]) -> (String, String) {
+pub(crate) fn doc_comment(attrs: &[Attribute]) -> (String, String) {
     let mut lines = Vec::new();
     for attr in attrs.iter().filter(|a| a.path().is_ident("doc")) {
         if let Meta::NameValue(nv) = &attr.meta
@@ -129,72 +130,7 @@ fn doc_comment(attrs: &[Attribute]) -> (String, String) {
     (summary, description)
 }
 
-/// One route's side of the document, as `#[controller]` knows it.
-pub(crate) struct RouteDocs<'a> {
-    pub(crate) index: usize,
-    pub(crate) item: &'a ImplItemFn,
-    /// The types of the handler's arguments, `Self` replaced.
-    pub(crate) arguments: Vec<&'a TokenList>,
-    /// The result type, `Self` replaced; `None` for `impl Trait` or `()`.
-    pub(crate) output: Option<TokenList>,
-    /// The guards of the controller and of the route.
-    pub(crate) guards: Vec<&'a Type>,
-    pub(crate) method: &'a str,
-    /// The path under the controller's prefix.
-    pub(crate) path: &'a str,
-    pub(crate) details: Option<&'a TokenStream>,
-    /// `openapi = ..` of the route, else of its controller.
-    pub(crate) listed: Option<&'a syn::LitBool>,
-}
-
-impl RouteDocs<'_> {
-    /// The `Describe` function of the route, and the call that gives its `RouteDef` its
-    /// `RouteDoc` (with the `openapi` feature: `Route::docs` asks).
-    pub(crate) fn expand(&self) -> (TokenStream, TokenStream) {
-        let private = private();
-        let name = format_ident!("__cors_doc_{}", self.index);
-        let arguments = &self.arguments;
-        let output = self.output.iter();
-        let guards = &self.guards;
-        let details = self.details.map(|details| self.details_call(details));
-        // The probes' traits are imported once for the controller (`probe_traits`).
-        let function = quote! {
-            #[allow(clippy::needless_borrow)]
-            fn #name(__draft: &mut #private::OperationDraft) {
-                #((&&&&&#private::Probe::<#arguments>::new()).describe_argument(__draft);)*
-                #((&&&#private::Probe::<#output>::new()).describe_output(__draft);)*
-                #((&&#private::Probe::<#guards>::new()).declare_scheme(__draft);)*
-                #details
-            }
-        };
-        let (summary, description) = doc_comment(&self.item.attrs);
-        let deprecated = self
-            .item
-            .attrs
-            .iter()
-            .any(|a| a.path().is_ident("deprecated"));
-        let listed = self.listed.map(|listed| quote!(.listed(#listed)));
-        let doc = quote!(.doc(#summary, #description, #deprecated, #name) #listed);
-        (function, doc)
-    }
-
-    /// The call that runs `#[utoipa::path(..)]` with the route's method and path.
-    fn details_call(&self, details: &TokenStream) -> TokenStream {
-        let private = private();
-        let function = format_ident!("__cors_openapi_{}", self.index);
-        let path_struct = format_ident!("__path___cors_openapi_{}", self.index);
-        let method = Ident::new(
-            &self.method.to_ascii_lowercase(),
-            proc_macro2::Span::call_site(),
-        );
-        let path = self.path;
-        quote! {
-            #private::route_operation!(__draft, #function, #path_struct, #method, #path, (#details));
-        }
-    }
-}
-
-/// The traits whose methods the describing probes call (`RouteDocs::expand`), imported once
+/// The traits whose methods the describing probes call (`Route::docs`), imported once
 /// for a controller; nothing without the `openapi` feature, which writes no probe.
 pub(crate) fn probe_traits() -> TokenStream {
     if !cfg!(feature = "openapi") {

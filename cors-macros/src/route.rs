@@ -5,7 +5,7 @@ use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::{Attribute, FnArg, ImplItemFn, Receiver, ReceiverKind, ReturnType, Type};
 
 use crate::attr::{self, LevelArgs, RouteArgs, StateParams, TokenList, checks_path, private};
-use crate::openapi::{RouteDocs, names_impl_trait, output_type};
+use crate::openapi::{doc_comment, names_impl_trait, output_type};
 
 /// `#[route]` outside a `#[controller]` impl block: the item plus an error saying where it
 /// belongs.
@@ -162,23 +162,7 @@ impl Route {
         // Asked first: without the feature, nothing of the route's types is needed.
         let (doc_fn, doc) = match cfg!(feature = "openapi") {
             false => (TokenStream::new(), TokenStream::new()),
-            true => RouteDocs {
-                index,
-                item: &self.item,
-                // An `impl Trait` argument cannot be named outside its function.
-                arguments: (arguments.iter().map(|(_, ty)| ty))
-                    .filter(|ty| !names_impl_trait(*ty))
-                    .collect(),
-                output: output_type(&self.item.sig.output)
-                    .map(|ty| replace_self(ty.to_token_stream(), self_ty)),
-                guards: route_guards,
-                method: &self.method,
-                path: &self.path,
-                details: self.details.as_ref(),
-                // The route's own switch, else its controller's.
-                listed: self.args.level.openapi.as_ref().or(level.openapi.as_ref()),
-            }
-            .expand(),
+            true => self.docs(index, &arguments, self_ty, &route_guards, level),
         };
         let providers_name = format_ident!("__cors_route_providers_{}", index);
         let providers_fn = self.args.level.providers_fn(&providers_name);
@@ -215,6 +199,55 @@ impl Route {
             ) #guards #layered #providers_ref #doc
         };
         (quote!(#router_fn #providers_fn #doc_fn), def, needs)
+    }
+
+    /// What the route says in an OpenAPI document (feature `openapi`): its `Describe`
+    /// function, and the call that gives its `RouteDef` its `RouteDoc`.
+    fn docs(
+        &self,
+        index: usize,
+        arguments: &[(Ident, TokenList)],
+        self_ty: &Type,
+        guards: &[&Type],
+        controller: &LevelArgs,
+    ) -> (TokenStream, TokenStream) {
+        let private = private();
+        let name = format_ident!("__cors_doc_{}", index);
+        // An `impl Trait` argument cannot be named outside its function.
+        let arguments = (arguments.iter().map(|(_, ty)| ty)).filter(|ty| !names_impl_trait(*ty));
+        let output = output_type(&self.item.sig.output)
+            .map(|ty| replace_self(ty.to_token_stream(), self_ty))
+            .into_iter();
+        // `#[utoipa::path(..)]` run with the route's method and path.
+        let details = self.details.as_ref().map(|details| {
+            let function = format_ident!("__cors_openapi_{}", index);
+            let path_struct = format_ident!("__path___cors_openapi_{}", index);
+            let method = Ident::new(&self.method.to_ascii_lowercase(), Span::call_site());
+            let path = &self.path;
+            quote! {
+                #private::route_operation!(__draft, #function, #path_struct, #method, #path, (#details));
+            }
+        });
+        // The probes' traits are imported once for the controller (`probe_traits`).
+        let function = quote! {
+            #[allow(clippy::needless_borrow)]
+            fn #name(__draft: &mut #private::OperationDraft) {
+                #((&&&&&#private::Probe::<#arguments>::new()).describe_argument(__draft);)*
+                #((&&&#private::Probe::<#output>::new()).describe_output(__draft);)*
+                #((&&#private::Probe::<#guards>::new()).declare_scheme(__draft);)*
+                #details
+            }
+        };
+        let (summary, description) = doc_comment(&self.item.attrs);
+        let attrs = &self.item.attrs;
+        let deprecated = attrs.iter().any(|a| a.path().is_ident("deprecated"));
+        // The route's own switch, else its controller's.
+        let listed = (self.args.level.openapi.as_ref()).or(controller.openapi.as_ref());
+        let listed = listed.map(|listed| quote!(.listed(#listed)));
+        (
+            function,
+            quote!(.doc(#summary, #description, #deprecated, #name) #listed),
+        )
     }
 
     /// The expression that builds a `&self` or `self` method's router: a wrapper that builds
