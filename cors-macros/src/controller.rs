@@ -260,7 +260,7 @@ fn expand_impl(
             .collect(),
     };
     let functions = items.iter().map(|(functions, ..)| functions);
-    let needs_fn = crate::route::needs_fn(items.iter().map(|(.., needs)| needs));
+    let needs = items.iter().map(|(.., needs)| needs);
     let defs = items.iter().map(|(_, def, _)| def);
     let providers_fn = args
         .level
@@ -274,41 +274,41 @@ fn expand_impl(
         #private::ControllerRef::new::<Self>(#controller_name, const { &[#(#defs),*] }, #providers_ref)
     };
     let impls = controller_impls(&self_ty, &args, inferred.as_ref(), &controller_ref);
-    // Emitted even when a route is wrong, so that a module listing the controller does not
-    // also report that it is not one.
-    let probe_traits = crate::route::probe_traits();
-    let registry_entry = registry_entry(&self_ty, &controller_name);
     let private_use = attr::private_use();
+    let describe = crate::openapi::probe_traits();
+    // Emitted even when a route is wrong, so that a module listing the controller does not
+    // also report that it is not one. The probes' traits are imported once, for every route;
+    // what each route needs is one arm of one function; the registry's entry is how the router
+    // build finds the controllers that no module lists.
     let declared = quote! {
         const _: () = {
             #private_use
-            #probe_traits
+            #[allow(unused_imports)]
+            use #private::Declare as _;
+            #describe
             #(#functions)*
-            #needs_fn
+            #[allow(clippy::needless_borrow)]
+            fn __cors_route_needs(__route: usize, __needs: &mut #private::Needs) {
+                match __route {
+                    #(#needs)*
+                    _ => {}
+                }
+            }
             #providers_fn
             #state_checks
             #impls
-            #registry_entry
+            #private::inventory::submit! {
+                #private::ControllerEntry {
+                    name: #controller_name,
+                    type_id: ::core::any::TypeId::of::<#self_ty>,
+                    module_path: ::core::module_path!(),
+                }
+            }
         };
     };
     match errors {
         Some(error) => Ok(attr::with_error(quote!(#written #declared), error)),
         None => Ok(quote!(#written #declared)),
-    }
-}
-
-/// The controller's entry in the registry of controllers, by which the router build finds
-/// those that no module lists.
-fn registry_entry(self_ty: &Type, controller_name: &str) -> TokenStream {
-    let private = private();
-    quote! {
-        #private::inventory::submit! {
-            #private::ControllerEntry {
-                name: #controller_name,
-                type_id: ::core::any::TypeId::of::<#self_ty>,
-                module_path: ::core::module_path!(),
-            }
-        }
     }
 }
 

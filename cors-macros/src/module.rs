@@ -85,22 +85,19 @@ impl Parse for ModuleDecl {
                     format!("unknown key `{key}`; expected one of {expected}"),
                 ));
             }
-            if seen.contains(&key) {
-                return Err(syn::Error::new_spanned(
-                    &key,
-                    format!("`{key}` specified more than once"),
-                ));
-            }
-            let is_providers = |k: &Ident| PROVIDERS_KEYS.contains(&&*k.to_string());
-            let other_spelling = seen.iter().find(|k| is_providers(&key) && is_providers(k));
-            if let Some(first) = other_spelling {
-                return Err(syn::Error::new_spanned(
-                    &key,
-                    format!(
+            // A key given twice, or under both spellings of the providers key.
+            let providers = |k: &Ident| PROVIDERS_KEYS.contains(&&*k.to_string());
+            if let Some(first) =
+                (seen.iter()).find(|k| **k == key || providers(k) && providers(&key))
+            {
+                let message = match *first == key {
+                    true => format!("`{key}` specified more than once"),
+                    false => format!(
                         "`{key}` and `{first}` are two spellings of one key; put every provider \
                          in one `{first}: [..]`"
                     ),
-                ));
+                };
+                return Err(syn::Error::new_spanned(&key, message));
             }
             body.parse::<Token![:]>()?;
             match name.as_str() {

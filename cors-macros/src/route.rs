@@ -228,7 +228,7 @@ impl Route {
                 #private::route_operation!(__draft, #function, #path_struct, #method, #path, (#details));
             }
         });
-        // The probes' traits are imported once for the controller (`probe_traits`).
+        // The probes' traits are imported once for the controller (`#[controller]`'s `const` block).
         let function = quote! {
             #[allow(clippy::needless_borrow)]
             fn #name(__draft: &mut #private::OperationDraft) {
@@ -340,38 +340,12 @@ fn needs_arm(
         .into_iter()
         .chain(arguments.iter().map(|(_, ty)| ty.to_token_stream()));
     let guard_needs = guards.iter().map(|guard| declare_guard(guard));
-    // The probes' trait is imported once for the controller (`probe_traits`).
+    // The probes' trait is imported once for the controller (`#[controller]`'s `const` block).
     quote! {
         #index => {
             #((&&&#private::Probe::<#types>::new()).declare(__needs);)*
             #(#guard_needs)*
         }
-    }
-}
-
-/// The controller's one function that declares what each of its routes needs (`arms`).
-pub(crate) fn needs_fn<'a>(arms: impl Iterator<Item = &'a TokenStream>) -> TokenStream {
-    let private = private();
-    quote! {
-        #[allow(clippy::needless_borrow)]
-        fn __cors_route_needs(__route: usize, __needs: &mut #private::Needs) {
-            match __route {
-                #(#arms)*
-                _ => {}
-            }
-        }
-    }
-}
-
-/// The traits whose methods the probes of a controller's routes call, imported once in the
-/// block of its generated items rather than in each function.
-pub(crate) fn probe_traits() -> TokenStream {
-    let private = private();
-    let describe = crate::openapi::probe_traits();
-    quote! {
-        #[allow(unused_imports)]
-        use #private::Declare as _;
-        #describe
     }
 }
 

@@ -97,9 +97,9 @@ fn state_of(ty: &Type) -> Option<&Type> {
     }
     let segments = &path.path.segments;
     let names: Vec<String> = segments.iter().map(|s| s.ident.to_string()).collect();
-    let named = match names.iter().map(String::as_str).collect::<Vec<_>>()[..] {
-        ["State"] | ["extract", "State"] => path.path.leading_colon.is_none(),
-        ["axum", "extract", "State"] => true,
+    let named = match &*names.join("::") {
+        "State" | "extract::State" => path.path.leading_colon.is_none(),
+        "axum::extract::State" => true,
         _ => false,
     };
     let last = segments.last()?;
