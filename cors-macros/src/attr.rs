@@ -313,15 +313,6 @@ impl FromIterator<TokenTree> for TokenList {
     }
 }
 
-impl IntoIterator for TokenList {
-    type Item = TokenTree;
-    type IntoIter = std::vec::IntoIter<TokenTree>;
-
-    fn into_iter(self) -> Self::IntoIter {
-        self.0.into_iter()
-    }
-}
-
 impl<'a> IntoIterator for &'a TokenList {
     type Item = TokenTree;
     type IntoIter = std::iter::Cloned<std::slice::Iter<'a, TokenTree>>;

@@ -8,7 +8,7 @@ use syn::{Fields, FnArg, ImplItem, Item, ItemImpl, ItemStruct, Type};
 
 use crate::attr::{self, ControllerArgs, StateParams, checks_path, private};
 use crate::openapi::{UTOIPA_PATH, take_details};
-use crate::route::{ControllerContext, ROUTE_PATHS, Route, RouteItems, is_route_attr};
+use crate::route::{ROUTE_PATHS, Route, RouteItems, is_route_attr};
 use crate::state::InferredState;
 
 pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
@@ -248,15 +248,10 @@ fn expand_impl(
     };
     let params = StateParams::new(args.state.as_ref().or(inferred.as_ref().map(|i| &i.ty)));
     let state_checks = inferred.as_ref().map(InferredState::checks);
-    let controller = ControllerContext {
-        self_ty: &self_ty,
-        params: &params,
-        level: &args.level,
-    };
     let items: Vec<RouteItems> = match errors {
         Some(_) => Vec::new(),
         None => (routes.iter().enumerate())
-            .map(|(i, route)| route.expand(i, &controller))
+            .map(|(i, route)| route.expand(i, &self_ty, &params, &args.level))
             .collect(),
     };
     let functions = items.iter().map(|(functions, ..)| functions);

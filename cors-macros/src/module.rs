@@ -200,24 +200,12 @@ fn generate(decl: &ModuleDecl) -> syn::Result<TokenStream> {
 fn definition_calls(decl: &ModuleDecl) -> TokenStream {
     let private = private();
     let checks = checks_path();
-    let ModuleDecl {
-        state,
-        imports,
-        controllers,
-        providers,
-        providers_key,
-        guards,
-        layers,
-        openapi,
-        ..
-    } = decl;
-    let imports = imports
-        .iter()
-        .map(|import| quote_spanned!(import.span()=> .import(#import)));
+    let imports =
+        (decl.imports.iter()).map(|import| quote_spanned!(import.span()=> .import(#import)));
     // Through `Controller<S>` (`ListedInAnyState` without state), whose bounds the controller
     // writes at its `State<T>`: a controller of another state is one error naming both states,
     // with no `where` clause for the generic state suggested.
-    let controllers = controllers.iter().map(|controller| match state {
+    let controllers = decl.controllers.iter().map(|controller| match &decl.state {
         Some(state) => quote_spanned! {controller.span()=>
             .controller_ref(<#controller as ::cors_axum::app::Controller<#state>>::controller_ref())
         },
@@ -227,7 +215,7 @@ fn definition_calls(decl: &ModuleDecl) -> TokenStream {
     });
     // Each guard, what it says in an OpenAPI document and what it declares it injects (its
     // type is known here, not in the generic `guard::<G>()`).
-    let guards = guards.iter().map(|guard| {
+    let guards = decl.guards.iter().map(|guard| {
         let describe = crate::openapi::guard_description(guard);
         let declare = crate::route::declare_guard(guard);
         quote_spanned! {guard.span()=>
@@ -236,16 +224,13 @@ fn definition_calls(decl: &ModuleDecl) -> TokenStream {
             .declare_guard(|__needs: &mut #private::Needs| { #declare })
         }
     });
-    let layers = layers
-        .iter()
-        .map(|layer| quote_spanned!(layer.span()=> .layer(#layer)));
-    let openapi = openapi
-        .iter()
+    let layers = (decl.layers.iter()).map(|layer| quote_spanned!(layer.span()=> .layer(#layer)));
+    let openapi = (decl.openapi.iter())
         .map(|listed| quote_spanned!(listed.span()=> .listed_in_openapi(#listed)));
     // Only for the spelling that is not the default, so that most modules write nothing more.
-    let providers_key = providers_key
-        .as_ref()
-        .map(|key| quote!(.providers_key(::core::stringify!(#key))));
+    let providers_key =
+        (decl.providers_key.as_ref()).map(|key| quote!(.providers_key(::core::stringify!(#key))));
+    let providers = &decl.providers;
     quote! {
         #(#imports)*
         #(#controllers)*

@@ -44,13 +44,6 @@ pub(crate) struct Route {
     details: Option<TokenStream>,
 }
 
-/// What the generated code of a route needs to know about its controller.
-pub(crate) struct ControllerContext<'a> {
-    pub(crate) self_ty: &'a Type,
-    pub(crate) params: &'a StateParams,
-    pub(crate) level: &'a LevelArgs,
-}
-
 /// What `#[controller]` writes for one route: its functions (the one that adds it to its
 /// path's method router, and those of its providers and description where it has them), its
 /// `RouteDef`, and its arm of the controller's `__cors_route_needs`.
@@ -80,14 +73,16 @@ impl Route {
         })
     }
 
-    /// The items of route `index` of `controller`.
-    pub(crate) fn expand(&self, index: usize, controller: &ControllerContext<'_>) -> RouteItems {
+    /// The items of route `index` of the controller `self_ty`, of state `params`, whose own
+    /// arguments are `level`.
+    pub(crate) fn expand(
+        &self,
+        index: usize,
+        self_ty: &Type,
+        params: &StateParams,
+        level: &LevelArgs,
+    ) -> RouteItems {
         let private = private();
-        let ControllerContext {
-            self_ty,
-            params,
-            level,
-        } = controller;
         let StateParams {
             generics,
             state,
@@ -100,7 +95,7 @@ impl Route {
             Some(FnArg::Receiver(receiver)) => Some(receiver),
             _ => None,
         };
-        let checks = checks(
+        let (body, bounds, span) = checks(
             &arguments,
             &self.item.sig.output,
             self_ty,
@@ -127,14 +122,13 @@ impl Route {
             // at it rather than at `#[controller]`.
             None => (
                 add(quote_spanned!(handler.span()=> <#self_ty>::#handler)),
-                checks.bounds,
+                bounds,
             ),
             Some(receiver) => (
-                self.wrapper(receiver, &arguments, controller, checks.bounds, add),
+                self.wrapper(receiver, &arguments, self_ty, params, bounds, add),
                 TokenStream::new(),
             ),
         };
-        let body = checks.body;
         let router_name = format_ident!("__cors_route_{}", index);
         let router_fn = quote! {
             fn #router_name #generics (
@@ -182,10 +176,10 @@ impl Route {
         let layered = layered.then(|| quote!(.layered()));
         // Where a bound of the route's function fails: at its type when it has one, otherwise
         // at the handler's name.
-        let span = checks.span.unwrap_or_else(|| handler.span());
+        let span = span.unwrap_or_else(|| handler.span());
         let router_ref = {
             let name = Ident::new(&router_name.to_string(), span);
-            let turbofish = respan(turbofish.clone(), span);
+            let turbofish = respan(turbofish, span);
             quote_spanned!(span=> #name #turbofish)
         };
         let def = quote! {
@@ -257,15 +251,13 @@ impl Route {
         &self,
         receiver: &Receiver,
         arguments: &[(Ident, TokenList)],
-        controller: &ControllerContext<'_>,
+        self_ty: &Type,
+        params: &StateParams,
         bounds: TokenStream,
         add: impl Fn(TokenStream) -> TokenStream,
     ) -> TokenStream {
         let private = private();
         let checks = checks_path();
-        let ControllerContext {
-            self_ty, params, ..
-        } = controller;
         let handler = &self.item.sig.ident;
         let added = add(quote!(__wrapper::<__C>));
         let this = match receiver.kind {
@@ -381,27 +373,21 @@ fn arguments(item: &ImplItemFn, self_ty: &Type) -> Vec<(Ident, TokenList)> {
 }
 
 /// The checks of a handler's arguments and return type, each spanned at the type at fault,
-/// with a message that says what to do.
-struct Checks {
-    /// Calls of checking functions, in the body of the route's function.
-    body: TokenStream,
-    /// For a controller of one state: the checks as bounds of the function that adds the
-    /// handler (`where` and its predicates, or the predicates alone for a method, whose
-    /// `__router` has a `where` of its own). Written `for<'a>` so that a bound that does not
-    /// hold is reported where the function is named, not where it is written; while its body is
-    /// checked it holds, so that axum's `Handler` bound adds no error of its own.
-    bounds: TokenStream,
-    /// Where the function is named, when it has one bound: that bound's type.
-    span: Option<Span>,
-}
-
+/// with a message that says what to do:
+/// - calls of checking functions, in the body of the route's function;
+/// - for a controller of one state, the checks as bounds of the function that adds the handler
+///   (`where` and its predicates, or the predicates alone for a method, whose `__router` has a
+///   `where` of its own). Written `for<'a>` so that a bound that does not hold is reported
+///   where the function is named, not where it is written; while its body is checked it
+///   holds, so that axum's `Handler` bound adds no error of its own;
+/// - where the function is named, when it has one bound: that bound's type.
 fn checks(
     arguments: &[(Ident, TokenList)],
     output: &ReturnType,
     self_ty: &Type,
     params: &StateParams,
     receiver: bool,
-) -> Checks {
+) -> (TokenStream, TokenStream, Option<Span>) {
     let checks = checks_path();
     let state = &params.state;
     let mut body = TokenStream::new();
@@ -461,7 +447,7 @@ fn checks(
         (false, true) => quote!(#(#predicates,)*),
         (false, false) => quote!(where #(#predicates),*),
     };
-    Checks { body, bounds, span }
+    (body, bounds, span)
 }
 
 /// Replaces `Self` in a handler's argument types, since the generated code is outside the impl
@@ -471,7 +457,7 @@ fn replace_self(tokens: TokenStream, self_ty: &Type) -> TokenList {
     for tt in tokens {
         match tt {
             TokenTree::Ident(ident) if ident == "Self" => {
-                replaced.extend(respan(self_ty.to_token_stream(), ident.span()));
+                replaced.extend(&respan(self_ty.to_token_stream(), ident.span()));
             }
             TokenTree::Group(group) => {
                 let inner = replace_self(group.stream(), self_ty).to_stream();
