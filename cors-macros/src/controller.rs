@@ -40,25 +40,7 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
 
 /// A struct whose fields are extractors becomes an extractor: constructor injection.
 fn expand_struct(args: TokenStream, item: ItemStruct) -> syn::Result<TokenStream> {
-    let args: ControllerArgs = syn::parse2(args)?;
-    if args.path.is_some()
-        || args.level.providers.is_some()
-        || args.level.cors.is_some()
-        || args.level.guards.is_some()
-        || args.level.layers.is_some()
-        || args.level.openapi.is_some()
-    {
-        let at = match (&args.path, &args.state) {
-            (Some(path), _) => quote!(#path),
-            (None, Some(state)) => quote!(#state),
-            (None, None) => TokenStream::new(),
-        };
-        return Err(syn::Error::new_spanned(
-            at,
-            "on a struct, `#[controller]` takes only `state = T`; the other arguments go on the \
-             `#[controller(..)]` of the `impl` block",
-        ));
-    }
+    let state = struct_state(args)?;
     if !item.generics.params.is_empty() {
         return Err(syn::Error::new_spanned(
             &item.generics,
@@ -69,11 +51,11 @@ fn expand_struct(args: TokenStream, item: ItemStruct) -> syn::Result<TokenStream
     let checks = checks_path();
     let name = &item.ident;
     let types: Vec<&Type> = item.fields.iter().map(|f| &f.ty).collect();
-    let inferred = match &args.state {
+    let inferred = match &state {
         Some(_) => None,
         None => InferredState::read(types.iter().copied(), "fields")?,
     };
-    let (generics, state) = match args.state.as_ref().or(inferred.as_ref().map(|i| &i.ty)) {
+    let (generics, state) = match state.as_ref().or(inferred.as_ref().map(|i| &i.ty)) {
         Some(state) => (TokenStream::new(), quote!(#state)),
         None => (
             quote!(<__S: ::core::marker::Send + ::core::marker::Sync>),
@@ -123,6 +105,30 @@ fn expand_struct(args: TokenStream, item: ItemStruct) -> syn::Result<TokenStream
         #state_checks
         };
     })
+}
+
+/// The arguments of `#[controller]` on a struct: nothing or `state = T`, which it returns.
+fn struct_state(args: TokenStream) -> syn::Result<Option<Type>> {
+    let args: ControllerArgs = syn::parse2(args)?;
+    if args.path.is_some()
+        || args.level.providers.is_some()
+        || args.level.cors.is_some()
+        || args.level.guards.is_some()
+        || args.level.layers.is_some()
+        || args.level.openapi.is_some()
+    {
+        let at = match (&args.path, &args.state) {
+            (Some(path), _) => quote!(#path),
+            (None, Some(state)) => quote!(#state),
+            (None, None) => TokenStream::new(),
+        };
+        return Err(syn::Error::new_spanned(
+            at,
+            "on a struct, `#[controller]` takes only `state = T`; the other arguments go on the \
+             `#[controller(..)]` of the `impl` block",
+        ));
+    }
+    Ok(args.state)
 }
 
 /// `item` with the bodies of its block's items (and any other brace-delimited group at the top
@@ -271,10 +277,10 @@ fn expand_impl(
     let impls = controller_impls(&self_ty, &args, inferred.as_ref(), &controller_ref);
     let private_use = attr::private_use();
     let describe = crate::openapi::probe_traits();
+    let registry_entry = registry_entry(&self_ty, &controller_name);
     // Emitted even when a route is wrong, so that a module listing the controller does not
     // also report that it is not one. The probes' traits are imported once, for every route;
-    // what each route needs is one arm of one function; the registry's entry is how the router
-    // build finds the controllers that no module lists.
+    // what each route needs is one arm of one function.
     let declared = quote! {
         const _: () = {
             #private_use
@@ -292,18 +298,27 @@ fn expand_impl(
             #providers_fn
             #state_checks
             #impls
-            #private::inventory::submit! {
-                #private::ControllerEntry {
-                    name: #controller_name,
-                    type_id: ::core::any::TypeId::of::<#self_ty>,
-                    module_path: ::core::module_path!(),
-                }
-            }
+            #registry_entry
         };
     };
     match errors {
         Some(error) => Ok(attr::with_error(quote!(#written #declared), error)),
         None => Ok(quote!(#written #declared)),
+    }
+}
+
+/// The controller's entry in the registry of controllers, by which the router build finds
+/// those that no module lists.
+fn registry_entry(self_ty: &Type, controller_name: &str) -> TokenStream {
+    let private = private();
+    quote! {
+        #private::inventory::submit! {
+            #private::ControllerEntry {
+                name: #controller_name,
+                type_id: ::core::any::TypeId::of::<#self_ty>,
+                module_path: ::core::module_path!(),
+            }
+        }
     }
 }
 
@@ -451,7 +466,6 @@ fn item_attrs(item: &ImplItem) -> &[syn::Attribute] {
         ImplItem::Const(c) => &c.attrs,
         ImplItem::Type(t) => &t.attrs,
         ImplItem::Macro(m) => &m.attrs,
-        ImplItem::Fn(f) => &f.attrs,
         _ => &[],
     }
 }

@@ -39,6 +39,7 @@ pub(crate) fn check(path: &str, span: Span) -> syn::Result<String> {
 /// A segment is literal text with `{name}` parameters (or one `{*name}` wildcard); `{{` and
 /// `}}` are escaped braces.
 fn check_braces(segment: &str, path: &str, span: Span) -> syn::Result<()> {
+    let err = |message: String| Err(syn::Error::new(span, message));
     let bytes = segment.as_bytes();
     let mut i = 0;
     while i < bytes.len() {
@@ -47,27 +48,18 @@ fn check_braces(segment: &str, path: &str, span: Span) -> syn::Result<()> {
             b'}' if bytes.get(i + 1) == Some(&b'}') => i += 2,
             b'{' => {
                 let Some(len) = segment[i + 1..].find('}') else {
-                    return Err(syn::Error::new(
-                        span,
-                        format!("path `{path}` has an unclosed `{{`"),
-                    ));
+                    return err(format!("path `{path}` has an unclosed `{{`"));
                 };
                 let name = &segment[i + 1..i + 1 + len];
                 let name = name.strip_prefix('*').unwrap_or(name);
                 if name.is_empty() || !name.chars().all(|c| c.is_alphanumeric() || c == '_') {
-                    return Err(syn::Error::new(
-                        span,
-                        format!("path `{path}` has an invalid parameter name `{{{name}}}`"),
+                    return err(format!(
+                        "path `{path}` has an invalid parameter name `{{{name}}}`"
                     ));
                 }
                 i += len + 2;
             }
-            b'}' => {
-                return Err(syn::Error::new(
-                    span,
-                    format!("path `{path}` has a `}}` without `{{`"),
-                ));
-            }
+            b'}' => return err(format!("path `{path}` has a `}}` without `{{`")),
             _ => i += 1,
         }
     }

@@ -84,19 +84,80 @@ impl Route {
     ) -> RouteItems {
         let private = private();
         let StateParams {
-            generics,
-            state,
-            turbofish,
-            ..
+            state, turbofish, ..
+        } = params;
+        let arguments = arguments(&self.item, self_ty);
+        let router_name = format_ident!("__cors_route_{}", index);
+        let (router_fn, span, layered) =
+            self.router_fn(&router_name, &arguments, self_ty, params, level);
+        let receiver = matches!(self.item.sig.inputs.first(), Some(FnArg::Receiver(_)));
+        let route_guards: Vec<&Type> = (level.guards.iter())
+            .chain(&self.args.level.guards)
+            .flatten()
+            .collect();
+        let needs = needs_arm(index, receiver, &arguments, self_ty, &route_guards);
+        // Asked first: without the feature, nothing of the route's types is needed.
+        let (doc_fn, doc) = match cfg!(feature = "openapi") {
+            false => (TokenStream::new(), TokenStream::new()),
+            true => self.docs(index, &arguments, self_ty, &route_guards, level),
+        };
+        let providers_name = format_ident!("__cors_route_providers_{}", index);
+        let providers_fn = self.args.level.providers_fn(&providers_name);
+        let providers_ref = providers_fn
+            .is_some()
+            .then(|| quote!(.providers(#providers_name)));
+
+        // In a `const` block of its own: the controller's routes are one for a state that may
+        // be generic, where a reference to a call is not promoted.
+        let guards: Vec<TokenStream> = (level.guards(state).into_iter())
+            .chain(self.args.level.guards(state))
+            .collect();
+        let guards = (!guards.is_empty()).then(|| quote!(.guards(const { &[#(#guards),*] })));
+        let method = format_ident!("{}", self.method);
+        let path = &self.path;
+        let handler_name = self.item.sig.ident.to_string();
+        let layered = layered.then(|| quote!(.layered()));
+        let router_ref = {
+            let name = Ident::new(&router_name.to_string(), span);
+            let turbofish = respan(turbofish, span);
+            quote_spanned!(span=> #name #turbofish)
+        };
+        let def = quote! {
+            #private::RouteDef::new(
+                __Method::#method,
+                #path,
+                #handler_name,
+                #router_ref,
+                __cors_route_needs,
+                #index,
+            ) #guards #layered #providers_ref #doc
+        };
+        (quote!(#router_fn #providers_fn #doc_fn), def, needs)
+    }
+
+    /// The function `name` that adds the route to its path's method router, with the checks
+    /// of its arguments and result; where a bound of the function fails (at its type when it
+    /// has one, otherwise at the handler's name), and whether the route or its controller has
+    /// layers of its own.
+    fn router_fn(
+        &self,
+        name: &Ident,
+        arguments: &[(Ident, TokenList)],
+        self_ty: &Type,
+        params: &StateParams,
+        level: &LevelArgs,
+    ) -> (TokenStream, Span, bool) {
+        let private = private();
+        let StateParams {
+            generics, state, ..
         } = params;
         let handler = &self.item.sig.ident;
-        let arguments = arguments(&self.item, self_ty);
         let receiver = match self.item.sig.inputs.first() {
             Some(FnArg::Receiver(receiver)) => Some(receiver),
             _ => None,
         };
         let (body, bounds, span) = checks(
-            &arguments,
+            arguments,
             &self.item.sig.output,
             self_ty,
             params,
@@ -125,13 +186,12 @@ impl Route {
                 bounds,
             ),
             Some(receiver) => (
-                self.wrapper(receiver, &arguments, self_ty, params, bounds, add),
+                self.wrapper(receiver, arguments, self_ty, params, bounds, add),
                 TokenStream::new(),
             ),
         };
-        let router_name = format_ident!("__cors_route_{}", index);
-        let router_fn = quote! {
-            fn #router_name #generics (
+        let tokens = quote! {
+            fn #name #generics (
                 __into: __Router<#state>,
                 __setup: #private::RouteSetup<#state>,
             ) -> __Router<#state>
@@ -142,57 +202,7 @@ impl Route {
             }
         };
 
-        let route_guards: Vec<&Type> = (level.guards.iter())
-            .chain(&self.args.level.guards)
-            .flatten()
-            .collect();
-        let needs = needs_arm(
-            index,
-            receiver.is_some(),
-            &arguments,
-            self_ty,
-            &route_guards,
-        );
-        // Asked first: without the feature, nothing of the route's types is needed.
-        let (doc_fn, doc) = match cfg!(feature = "openapi") {
-            false => (TokenStream::new(), TokenStream::new()),
-            true => self.docs(index, &arguments, self_ty, &route_guards, level),
-        };
-        let providers_name = format_ident!("__cors_route_providers_{}", index);
-        let providers_fn = self.args.level.providers_fn(&providers_name);
-        let providers_ref = providers_fn
-            .is_some()
-            .then(|| quote!(.providers(#providers_name)));
-
-        // In a `const` block of its own: the controller's routes are one for a state that may
-        // be generic, where a reference to a call is not promoted.
-        let guards: Vec<TokenStream> = (level.guards(state).into_iter())
-            .chain(self.args.level.guards(state))
-            .collect();
-        let guards = (!guards.is_empty()).then(|| quote!(.guards(const { &[#(#guards),*] })));
-        let method = format_ident!("{}", self.method);
-        let path = &self.path;
-        let handler_name = handler.to_string();
-        let layered = layered.then(|| quote!(.layered()));
-        // Where a bound of the route's function fails: at its type when it has one, otherwise
-        // at the handler's name.
-        let span = span.unwrap_or_else(|| handler.span());
-        let router_ref = {
-            let name = Ident::new(&router_name.to_string(), span);
-            let turbofish = respan(turbofish, span);
-            quote_spanned!(span=> #name #turbofish)
-        };
-        let def = quote! {
-            #private::RouteDef::new(
-                __Method::#method,
-                #path,
-                #handler_name,
-                #router_ref,
-                __cors_route_needs,
-                #index,
-            ) #guards #layered #providers_ref #doc
-        };
-        (quote!(#router_fn #providers_fn #doc_fn), def, needs)
+        (tokens, span.unwrap_or_else(|| handler.span()), layered)
     }
 
     /// What the route says in an OpenAPI document (feature `openapi`): its `Describe`

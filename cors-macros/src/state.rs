@@ -34,7 +34,11 @@ impl InferredState {
                         sources: vec![source.clone()],
                     });
                 }
-                Some(first) if same_type(&first.ty, ty) => first.sources.push(source.clone()),
+                // Compared as written: `AppState` and `crate::AppState` differ, which the error
+                // for two states then shows.
+                Some(first) if type_text(&first.ty) == type_text(ty) => {
+                    first.sources.push(source.clone())
+                }
                 Some(first) => {
                     let (first, second) = (type_text(&first.ty), type_text(ty));
                     return Err(syn::Error::new_spanned(
@@ -114,12 +118,6 @@ fn state_of(ty: &Type) -> Option<&Type> {
         [GenericArgument::Type(inner)] => Some(inner),
         _ => None,
     }
-}
-
-/// Types compared as written: `AppState` and `crate::AppState` differ, which the error for two
-/// states then shows.
-fn same_type(a: &Type, b: &Type) -> bool {
-    type_text(a) == type_text(b)
 }
 
 fn type_text(ty: &Type) -> String {
