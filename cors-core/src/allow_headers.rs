@@ -69,8 +69,7 @@ impl AllowHeaders {
                 Some("*"),
                 "`*` is only a wildcard without credentials; with `credentials(true)` browsers read it as a \
                  header named `*`. List the headers, or use `mirror_request()` to allow the headers a \
-                 preflight asks for"
-                    .to_owned(),
+                 preflight asks for",
             )),
             HeadersSpec::Any => Ok(CompiledHeaders::Any {
                 star: HeaderValue::from_static("*"),

@@ -81,14 +81,17 @@ impl AllowMethods {
                 "methods",
                 Some("*"),
                 "`*` is only a wildcard without credentials; with `credentials(true)` browsers read it as a \
-                 method named `*`. List the methods, or leave `methods` unset to allow the route's methods"
-                    .to_owned(),
+                 method named `*`. List the methods, or leave `methods` unset to allow the route's methods",
             )),
             (MethodsSpec::Any, _) => Ok(CompiledMethods::Any(HeaderValue::from_static("*"))),
             (MethodsSpec::Mirror, _) | (MethodsSpec::Route, None) => Ok(CompiledMethods::Mirror),
-            (MethodsSpec::Route, Some(methods)) => {
-                compile_list(methods.iter().map(Method::as_str).map(str::to_owned).collect())
-            }
+            (MethodsSpec::Route, Some(methods)) => compile_list(
+                methods
+                    .iter()
+                    .map(Method::as_str)
+                    .map(str::to_owned)
+                    .collect(),
+            ),
             (MethodsSpec::List(methods), _) => {
                 for method in methods {
                     validate(method)?;
@@ -108,8 +111,7 @@ fn validate(method: &str) -> Result<(), CorsConfigError> {
         return Err(CorsConfigError::new(
             "methods",
             Some(method),
-            "`*` (any method) cannot be part of a list; use `*` alone to allow any method, or list the methods"
-                .to_owned(),
+            "`*` (any method) cannot be part of a list; use `*` alone to allow any method, or list the methods",
         ));
     }
     if !is_token(method.as_bytes()) {
@@ -151,7 +153,7 @@ fn compile_list(methods: Vec<String>) -> Result<CompiledMethods, CorsConfigError
                 CorsConfigError::new(
                     "methods",
                     None,
-                    "the methods do not form a valid header value".to_owned(),
+                    "the methods do not form a valid header value",
                 )
             })?,
         )

@@ -485,7 +485,7 @@ impl AllowOrigin {
             OriginSpec::Async(f) => OriginRule::Async(Arc::clone(f), self.timeout),
             OriginSpec::AsyncWith(_, _, name) => return Err(unbound_value(name)),
             OriginSpec::Misused(why) => {
-                return Err(CorsConfigError::new("origin", None, (*why).to_owned()));
+                return Err(CorsConfigError::new("origin", None, *why));
             }
             OriginSpec::ListThen(origins, then) => {
                 let lookup = match &**then {
@@ -497,8 +497,7 @@ impl AllowOrigin {
                             None,
                             "`or_else` goes from a list of origins and patterns to an asynchronous \
                              decision (`AllowOrigin::async_predicate`), as in \
-                             `AllowOrigin::list([..]).or_else(AllowOrigin::async_predicate(..))`"
-                                .to_owned(),
+                             `AllowOrigin::list([..]).or_else(AllowOrigin::async_predicate(..))`",
                         ));
                     }
                 };
@@ -588,8 +587,7 @@ fn compile_list(
                 "origin",
                 Some(origin),
                 "`*` (any origin) cannot be part of a list; use `*` alone to allow any origin, \
-                 or list the origins"
-                    .to_owned(),
+                 or list the origins",
             ));
         }
         if origin == "null" {
@@ -610,8 +608,7 @@ fn null_error() -> CorsConfigError {
         "origin",
         Some("null"),
         "`null` is sent by sandboxed frames, `file:` pages and redirected requests, which any site can \
-         produce; allow it deliberately with `allow_null_origin(true)`"
-            .to_owned(),
+         produce; allow it deliberately with `allow_null_origin(true)`",
     )
 }
 

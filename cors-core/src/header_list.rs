@@ -184,8 +184,7 @@ pub(crate) fn compile_names(
             return Err(crate::error::CorsConfigError::new(
                 field,
                 Some(name),
-                "`*` (any header) cannot be part of a list; use `*` alone, or list the headers"
-                    .to_owned(),
+                "`*` (any header) cannot be part of a list; use `*` alone, or list the headers",
             ));
         }
         let parsed = http::HeaderName::from_bytes(name.as_bytes()).map_err(|_| {

@@ -802,6 +802,7 @@ impl CorsOptions {
 /// # Ok::<(), cors_axum_core::CorsConfigError>(())
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Deserialize), serde(transparent))]
 pub struct PreflightStatus(u64);
 
 impl PreflightStatus {
@@ -866,14 +867,6 @@ pub enum RejectedPreflight {
     NoCorsHeaders,
     /// `403 Forbidden`, which makes the refusal visible in logs and network panels.
     Forbidden,
-}
-
-#[cfg(feature = "serde")]
-impl<'de> serde::Deserialize<'de> for PreflightStatus {
-    /// A number, checked when the policy is compiled (a 2xx status).
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        u64::deserialize(deserializer).map(PreflightStatus)
-    }
 }
 
 #[cfg(all(test, feature = "serde"))]
