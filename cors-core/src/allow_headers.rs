@@ -3,7 +3,8 @@
 use http::{HeaderName, HeaderValue};
 
 use crate::error::CorsConfigError;
-use crate::header_list::{self, HeaderListError, HeaderListSummary};
+use crate::header::STAR;
+use crate::header_list::{self, CompiledNames, HeaderListError, HeaderListSummary};
 use crate::list_option::list_option;
 
 /// Which request headers a preflight allows: the
@@ -71,33 +72,24 @@ impl AllowHeaders {
                  header named `*`. List the headers, or use `mirror_request()` to allow the headers a \
                  preflight asks for",
             )),
-            HeadersSpec::Any => Ok(CompiledHeaders::Any {
-                star: HeaderValue::from_static("*"),
-                star_authorization: HeaderValue::from_static("*, authorization"),
-            }),
+            HeadersSpec::Any => Ok(CompiledHeaders::Any),
             HeadersSpec::Mirror => Ok(CompiledHeaders::Mirror),
-            HeadersSpec::List(names) => {
-                let compiled = header_list::compile_names("allow_headers", names)?;
-                Ok(CompiledHeaders::List {
-                    names: compiled.names,
-                    value: compiled.value,
-                })
-            }
+            HeadersSpec::List(names) => Ok(CompiledHeaders::List(header_list::compile_names(
+                "allow_headers",
+                names,
+            )?)),
         }
     }
 }
 
+/// `*` with `authorization`, which `*` does not cover.
+const STAR_AUTHORIZATION: HeaderValue = HeaderValue::from_static("*, authorization");
+
 /// A validated allowed-headers option.
 #[derive(Clone, Debug)]
 pub(crate) enum CompiledHeaders {
-    Any {
-        star: HeaderValue,
-        star_authorization: HeaderValue,
-    },
-    List {
-        names: Vec<Box<[u8]>>,
-        value: Option<HeaderValue>,
-    },
+    Any,
+    List(CompiledNames),
     Mirror,
 }
 
@@ -123,7 +115,7 @@ impl CompiledHeaders {
         I: IntoIterator<Item = &'a HeaderValue> + Copy,
     {
         match self {
-            CompiledHeaders::Any { .. } => {
+            CompiledHeaders::Any => {
                 let mut has_authorization = false;
                 header_list::parse(requested, |name| {
                     has_authorization |= name.eq_ignore_ascii_case(b"authorization");
@@ -135,8 +127,8 @@ impl CompiledHeaders {
                     HeadersGrant::Star
                 })
             }
-            CompiledHeaders::List { names, .. } => {
-                header_list::all_in(requested, names)?;
+            CompiledHeaders::List(list) => {
+                header_list::all_in(requested, &list.names)?;
                 Ok(HeadersGrant::List)
             }
             CompiledHeaders::Mirror => {
@@ -165,14 +157,9 @@ impl CompiledHeaders {
     pub(crate) fn value(&self, grant: HeadersGrant) -> Option<HeaderValue> {
         match (grant, self) {
             (HeadersGrant::Echo(value), _) => Some(value),
-            (HeadersGrant::Star, CompiledHeaders::Any { star, .. }) => Some(star.clone()),
-            (
-                HeadersGrant::StarAuthorization,
-                CompiledHeaders::Any {
-                    star_authorization, ..
-                },
-            ) => Some(star_authorization.clone()),
-            (HeadersGrant::List, CompiledHeaders::List { value, .. }) => value.clone(),
+            (HeadersGrant::Star, _) => Some(STAR),
+            (HeadersGrant::StarAuthorization, _) => Some(STAR_AUTHORIZATION),
+            (HeadersGrant::List, CompiledHeaders::List(list)) => list.value.clone(),
             _ => None,
         }
     }
@@ -190,7 +177,7 @@ impl CompiledHeaders {
     /// Whether the value of `Access-Control-Allow-Headers` depends on the requested list (not
     /// only whether there is one).
     pub(crate) fn echoes_request(&self) -> bool {
-        matches!(self, CompiledHeaders::Any { .. } | CompiledHeaders::Mirror)
+        matches!(self, CompiledHeaders::Any | CompiledHeaders::Mirror)
     }
 }
 

@@ -22,7 +22,6 @@ use crate::request::{CorsRequest, OriginAnswer};
 use crate::set_ref::{NamedSet, SetRef, unbound};
 use crate::tenant_origins::{DynamicTenants, TenantOrigins};
 
-type Predicate = Arc<dyn Fn(&HeaderValue) -> bool + Send + Sync + 'static>;
 type RequestPredicate = Arc<dyn Fn(&HeaderValue, &CorsRequest<'_>) -> bool + Send + Sync + 'static>;
 type AsyncPredicate = Arc<dyn Fn(OriginQuery) -> LookupFuture + Send + Sync + 'static>;
 /// Makes an asynchronous predicate from the value it was declared to take.
@@ -120,7 +119,6 @@ pub struct AllowOrigin {
 enum OriginSpec {
     Any,
     List(Vec<String>),
-    Predicate(Predicate),
     RequestPredicate(RequestPredicate),
     Async(AsyncPredicate),
     /// An asynchronous decision that takes a value of the type, not provided yet.
@@ -184,7 +182,7 @@ impl AllowOrigin {
     where
         F: Fn(&HeaderValue) -> bool + Send + Sync + 'static,
     {
-        OriginSpec::Predicate(Arc::new(f)).into()
+        Self::request_predicate(move |origin: &HeaderValue, _: &CorsRequest<'_>| f(origin))
     }
 
     /// Origins for which `f` returns true, given the request: its method, URI (when the
@@ -480,7 +478,6 @@ impl AllowOrigin {
         let rule = match &self.spec {
             OriginSpec::Any => OriginRule::Any,
             OriginSpec::Mirror => OriginRule::Mirror,
-            OriginSpec::Predicate(f) => OriginRule::Predicate(Arc::clone(f)),
             OriginSpec::RequestPredicate(f) => OriginRule::RequestPredicate(Arc::clone(f)),
             OriginSpec::Async(f) => OriginRule::Async(Arc::clone(f), self.timeout),
             OriginSpec::AsyncWith(_, _, name) => return Err(unbound_value(name)),
@@ -623,7 +620,6 @@ impl fmt::Debug for AllowOrigin {
         match &self.spec {
             OriginSpec::Any => f.write_str("AllowOrigin::Any"),
             OriginSpec::List(list) => f.debug_tuple("AllowOrigin::List").field(list).finish(),
-            OriginSpec::Predicate(_) => f.write_str("AllowOrigin::Predicate(..)"),
             OriginSpec::RequestPredicate(_) => f.write_str("AllowOrigin::RequestPredicate(..)"),
             OriginSpec::Async(_) => f.write_str("AllowOrigin::AsyncPredicate(..)"),
             OriginSpec::AsyncWith(_, _, name) => {
@@ -679,7 +675,6 @@ pub(crate) fn explained(refusal: Refusal<'_>) -> Refusal<'_> {
 pub(crate) enum OriginRule {
     Any,
     Mirror,
-    Predicate(Predicate),
     RequestPredicate(RequestPredicate),
     Async(AsyncPredicate, Duration),
     List(OriginList),
@@ -772,7 +767,6 @@ impl CompiledOrigin {
             }
             _ if parse(bytes).is_err() => return Err(Refusal::MalformedOrigin { origin }),
             OriginRule::Any | OriginRule::Mirror => (true, Source::Origin),
-            OriginRule::Predicate(f) => (predicate(|| f(origin))?, Source::Origin),
             OriginRule::RequestPredicate(f) => (predicate(|| f(origin, request))?, Source::Origin),
             OriginRule::Async(..) => (answered(request)?, self.async_source),
         };
@@ -839,7 +833,6 @@ impl fmt::Debug for CompiledOrigin {
         let rule: &dyn fmt::Debug = match &self.rule {
             OriginRule::Any => &"Any",
             OriginRule::Mirror => &"MirrorRequest",
-            OriginRule::Predicate(_) => &"Predicate(..)",
             OriginRule::RequestPredicate(_) => &"RequestPredicate(..)",
             OriginRule::Async(..) => &"AsyncPredicate(..)",
             OriginRule::List(set) => set,

@@ -61,8 +61,20 @@ pub(crate) fn is_token(bytes: &[u8]) -> bool {
     !bytes.is_empty() && bytes.iter().all(|&b| is_token_byte(b))
 }
 
-/// Walks every name of the list formed by `lines`, calling `visit` for each (as written, not
-/// lowercased). Stops at the first malformed element, at the bounds, or when `visit` returns false.
+/// Whether every name of the list formed by `lines` is one of `names` (lowercase), compared
+/// case-insensitively.
+pub(crate) fn all_in<'a, I>(lines: I, names: &[Box<[u8]>]) -> Result<(), HeaderListError<'a>>
+where
+    I: IntoIterator<Item = &'a HeaderValue>,
+{
+    parse(lines, |name| contains_ignore_case(names, name)).map(drop)
+}
+
+/// Reads the list formed by `lines` (elements separated by commas with optional spaces and tabs
+/// around them, empty elements skipped, several lines forming one list) within the bounds, and
+/// calls `visit` with each name (as written, not lowercased) until it returns false, which
+/// refuses that name. One pass over the bytes: an element is a run of token bytes between
+/// optional whitespace, so validating it is finding its end.
 pub(crate) fn parse<'a, I, F>(
     lines: I,
     mut visit: F,
@@ -70,40 +82,6 @@ pub(crate) fn parse<'a, I, F>(
 where
     I: IntoIterator<Item = &'a HeaderValue>,
     F: FnMut(&'a [u8]) -> bool,
-{
-    for_each_name(lines, |name| {
-        if visit(name) {
-            Ok(())
-        } else {
-            Err(HeaderListError::Refused(name))
-        }
-    })
-}
-
-/// Whether every name of the list formed by `lines` is one of `names` (lowercase), compared
-/// case-insensitively.
-pub(crate) fn all_in<'a, I>(lines: I, names: &[Box<[u8]>]) -> Result<(), HeaderListError<'a>>
-where
-    I: IntoIterator<Item = &'a HeaderValue>,
-{
-    for_each_name(lines, |name| {
-        if contains_ignore_case(names, name) {
-            Ok(())
-        } else {
-            Err(HeaderListError::Refused(name))
-        }
-    })
-    .map(|_| ())
-}
-
-/// Reads the list formed by `lines` (elements separated by commas with optional spaces and tabs
-/// around them, empty elements skipped, several lines forming one list) within the bounds, and
-/// calls `visit` with each name until it returns an error. One pass over the bytes: an element
-/// is a run of token bytes between optional whitespace, so validating it is finding its end.
-fn for_each_name<'a, I, F>(lines: I, mut visit: F) -> Result<HeaderListSummary, HeaderListError<'a>>
-where
-    I: IntoIterator<Item = &'a HeaderValue>,
-    F: FnMut(&'a [u8]) -> Result<(), HeaderListError<'a>>,
 {
     // A header value holds no control bytes but horizontal tab: this is the optional
     // whitespace around an element.
@@ -142,7 +120,9 @@ where
             if !well_formed {
                 return Err(HeaderListError::Malformed(element_at(bytes, start)));
             }
-            visit(name)?;
+            if !visit(name) {
+                return Err(HeaderListError::Refused(name));
+            }
         }
     }
     Ok(summary)
@@ -166,6 +146,7 @@ fn contains_ignore_case(names: &[Box<[u8]>], name: &[u8]) -> bool {
 }
 
 /// Configured header names, lowercase, and their prebuilt comma-separated value.
+#[derive(Clone, Debug)]
 pub(crate) struct CompiledNames {
     pub(crate) names: Vec<Box<[u8]>>,
     /// `None` when the list is empty.
