@@ -4,8 +4,9 @@ use http::{HeaderName, HeaderValue};
 
 use crate::error::CorsConfigError;
 use crate::header::STAR;
-use crate::header_list::{self, CompiledNames, HeaderListError, HeaderListSummary};
+use crate::header_list::{self, CompiledNames, HeaderListSummary};
 use crate::list_option::list_option;
+use crate::refusal::Refusal;
 
 /// Which request headers a preflight allows: the
 /// [`Access-Control-Allow-Headers`](https://developer.mozilla.org/en-US/docs/Web/HTTP/Headers/Access-Control-Allow-Headers)
@@ -110,7 +111,7 @@ pub(crate) enum HeadersGrant {
 
 impl CompiledHeaders {
     /// How a granted preflight answers the requested list, or why the preflight is refused.
-    pub(crate) fn check<'a, I>(&self, requested: I) -> Result<HeadersGrant, HeaderListError<'a>>
+    pub(crate) fn check<'a, I>(&self, requested: I) -> Result<HeadersGrant, Refusal<'a>>
     where
         I: IntoIterator<Item = &'a HeaderValue> + Copy,
     {
@@ -167,7 +168,7 @@ impl CompiledHeaders {
     /// The `Access-Control-Allow-Headers` value answering the requested list (`Ok(None)`: send
     /// none), or `Err` when the preflight must be refused.
     #[cfg(test)]
-    fn answer<'a, I>(&self, requested: I) -> Result<Option<HeaderValue>, HeaderListError<'a>>
+    fn answer<'a, I>(&self, requested: I) -> Result<Option<HeaderValue>, Refusal<'a>>
     where
         I: IntoIterator<Item = &'a HeaderValue> + Copy,
     {
@@ -212,7 +213,7 @@ mod tests {
         h.compile(false)
             .unwrap()
             .answer(&values)
-            .map_err(|e| crate::refusal::Refusal::from(e).to_string())
+            .map_err(|e| e.to_string())
     }
 
     #[test]

@@ -5,25 +5,7 @@
 
 use http::HeaderValue;
 
-/// Most names accepted in one `Access-Control-Request-Headers` list. Browsers send only the
-/// non-safelisted headers a script set, a handful in practice.
-pub(crate) const MAX_NAMES: usize = 64;
-
-/// Most bytes accepted across all `Access-Control-Request-Headers` lines.
-pub(crate) const MAX_TOTAL_LEN: usize = 4096;
-
-/// Why a requested header list is refused, borrowing the element at fault.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum HeaderListError<'a> {
-    /// An element is not a token (`tchar`s only).
-    Malformed(&'a [u8]),
-    /// More than [`MAX_NAMES`] names.
-    TooMany,
-    /// More than [`MAX_TOTAL_LEN`] bytes.
-    TooLong,
-    /// The visitor refused a name (a token).
-    Refused(&'a [u8]),
-}
+use crate::refusal::{MAX_NAMES, MAX_TOTAL_LEN, Refusal};
 
 /// What a successfully parsed list contained.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -63,7 +45,7 @@ pub(crate) fn is_token(bytes: &[u8]) -> bool {
 
 /// Whether every name of the list formed by `lines` is one of `names` (lowercase), compared
 /// case-insensitively.
-pub(crate) fn all_in<'a, I>(lines: I, names: &[Box<[u8]>]) -> Result<(), HeaderListError<'a>>
+pub(crate) fn all_in<'a, I>(lines: I, names: &[Box<[u8]>]) -> Result<(), Refusal<'a>>
 where
     I: IntoIterator<Item = &'a HeaderValue>,
 {
@@ -75,10 +57,7 @@ where
 /// calls `visit` with each name (as written, not lowercased) until it returns false, which
 /// refuses that name. One pass over the bytes: an element is a run of token bytes between
 /// optional whitespace, so validating it is finding its end.
-pub(crate) fn parse<'a, I, F>(
-    lines: I,
-    mut visit: F,
-) -> Result<HeaderListSummary, HeaderListError<'a>>
+pub(crate) fn parse<'a, I, F>(lines: I, mut visit: F) -> Result<HeaderListSummary, Refusal<'a>>
 where
     I: IntoIterator<Item = &'a HeaderValue>,
     F: FnMut(&'a [u8]) -> bool,
@@ -93,7 +72,7 @@ where
         let bytes = line.as_bytes();
         total += bytes.len();
         if total > MAX_TOTAL_LEN {
-            return Err(HeaderListError::TooLong);
+            return Err(Refusal::RequestHeadersTooLong);
         }
         let mut i = 0;
         while i < bytes.len() {
@@ -115,13 +94,15 @@ where
             }
             summary.names += 1;
             if summary.names > MAX_NAMES {
-                return Err(HeaderListError::TooMany);
+                return Err(Refusal::TooManyRequestHeaders);
             }
             if !well_formed {
-                return Err(HeaderListError::Malformed(element_at(bytes, start)));
+                return Err(Refusal::MalformedRequestHeaders {
+                    element: element_at(bytes, start),
+                });
             }
             if !visit(name) {
-                return Err(HeaderListError::Refused(name));
+                return Err(refused(name));
             }
         }
     }
@@ -135,6 +116,16 @@ fn element_at(line: &[u8], start: usize) -> &[u8] {
     let rest = &line[start..];
     let end = rest.iter().position(|&b| b == b',').unwrap_or(rest.len());
     rest[..end].trim_ascii()
+}
+
+/// The refusal of a name the caller does not allow.
+#[cold]
+fn refused(name: &[u8]) -> Refusal<'_> {
+    match std::str::from_utf8(name) {
+        // A name is a token, so ASCII; the other arm only keeps this total.
+        Ok(name) => Refusal::HeaderNotAllowed { name },
+        Err(_) => Refusal::MalformedRequestHeaders { element: name },
+    }
 }
 
 /// Whether `names` (lowercase) contains `name`, compared case-insensitively. Browsers send
@@ -210,7 +201,9 @@ mod tests {
             true
         })
         .map_err(|e| match e {
-            HeaderListError::Malformed(element) => String::from_utf8_lossy(element).into_owned(),
+            Refusal::MalformedRequestHeaders { element } => {
+                String::from_utf8_lossy(element).into_owned()
+            }
             other => format!("{other:?}"),
         })?;
         Ok((out, summary))
@@ -246,14 +239,20 @@ mod tests {
             .collect::<Vec<_>>()
             .join(",");
         let value = HeaderValue::from_str(&many).unwrap();
-        assert_eq!(parse([&value], |_| true), Err(HeaderListError::TooMany));
+        assert_eq!(
+            parse([&value], |_| true),
+            Err(Refusal::TooManyRequestHeaders)
+        );
         let long = HeaderValue::from_str(&"a".repeat(MAX_TOTAL_LEN + 1)).unwrap();
-        assert_eq!(parse([&long], |_| true), Err(HeaderListError::TooLong));
+        assert_eq!(
+            parse([&long], |_| true),
+            Err(Refusal::RequestHeadersTooLong)
+        );
     }
 
     /// The list as RFC 9110's `#rule` reads it, written the obvious way: the names before the
     /// first malformed element, and the error if there is one.
-    fn reference(lines: &[Vec<u8>]) -> (Vec<Vec<u8>>, Result<(), HeaderListError<'_>>) {
+    fn reference(lines: &[Vec<u8>]) -> (Vec<Vec<u8>>, Result<(), Refusal<'_>>) {
         let mut names = Vec::new();
         for line in lines {
             for element in line.split(|&b| b == b',') {
@@ -262,7 +261,10 @@ mod tests {
                     continue;
                 }
                 if !is_token(name) {
-                    return (names, Err(HeaderListError::Malformed(name)));
+                    return (
+                        names,
+                        Err(Refusal::MalformedRequestHeaders { element: name }),
+                    );
                 }
                 names.push(name.to_vec());
             }
@@ -315,7 +317,7 @@ mod tests {
         let value = HeaderValue::from_static("a, b");
         assert_eq!(
             parse([&value], |n| n == b"a"),
-            Err(HeaderListError::Refused(b"b"))
+            Err(Refusal::HeaderNotAllowed { name: "b" })
         );
     }
 }
