@@ -169,23 +169,32 @@ pub(crate) fn compile_names(
                 ),
             )
         })?;
-        let parsed = parsed.as_str();
-        if !lower.iter().any(|n| n == parsed) {
-            lower.push(parsed.to_owned());
+        lower.push(parsed.as_str().to_owned());
+    }
+    Ok(CompiledNames::new(lower))
+}
+
+impl CompiledNames {
+    /// `names` (tokens) without repeats, and their prebuilt comma-separated value.
+    pub(crate) fn new(names: Vec<String>) -> Self {
+        let mut unique: Vec<String> = Vec::with_capacity(names.len());
+        for name in names {
+            if !unique.contains(&name) {
+                unique.push(name);
+            }
+        }
+        let value = (!unique.is_empty()).then(|| {
+            crate::intern::static_value(&unique.join(", "))
+                .expect("tokens joined with `, ` are a header value")
+        });
+        CompiledNames {
+            names: unique
+                .into_iter()
+                .map(|name| name.into_bytes().into_boxed_slice())
+                .collect(),
+            value,
         }
     }
-    let value = if lower.is_empty() {
-        None
-    } else {
-        crate::intern::static_value(&lower.join(", "))
-    };
-    Ok(CompiledNames {
-        names: lower
-            .into_iter()
-            .map(|n| n.into_bytes().into_boxed_slice())
-            .collect(),
-        value,
-    })
 }
 
 #[cfg(test)]
