@@ -57,6 +57,7 @@ where
 /// calls `visit` with each name (as written, not lowercased) until it returns false, which
 /// refuses that name. One pass over the bytes: an element is a run of token bytes between
 /// optional whitespace, so validating it is finding its end.
+#[inline]
 pub(crate) fn parse<'a, I, F>(lines: I, mut visit: F) -> Result<HeaderListSummary, Refusal<'a>>
 where
     I: IntoIterator<Item = &'a HeaderValue>,
@@ -130,6 +131,7 @@ fn refused(name: &[u8]) -> Refusal<'_> {
 
 /// Whether `names` (lowercase) contains `name`, compared case-insensitively. Browsers send
 /// lowercase names, so an exact comparison is tried first.
+#[inline]
 fn contains_ignore_case(names: &[Box<[u8]>], name: &[u8]) -> bool {
     names
         .iter()
