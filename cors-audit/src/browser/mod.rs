@@ -1,5 +1,6 @@
 //! The browser's side of the CORS protocol, from the
-//! [Fetch standard](https://fetch.spec.whatwg.org/): an oracle for tests.
+//! [Fetch standard](https://fetch.spec.whatwg.org/): what the audit judges answers with, and an
+//! oracle for tests (this crate's `tests/it/oracle.rs` checks `cors-axum-core` against it).
 //!
 //! Describe a request as a script makes it with `fetch()` to another origin, in `cors` mode
 //! ([`ScriptRequest`]: the page's origin, the method, the headers the script sets, the
