@@ -410,12 +410,12 @@ impl AllowOrigin {
     /// The types of the values this decision takes
     /// ([`async_predicate_with`](Self::async_predicate_with)) that are not bound yet.
     pub(crate) fn needed_value(&self) -> Option<(TypeId, &'static str)> {
-        match &self.spec {
+        let decision = match &self.spec {
+            OriginSpec::ListThen(_, then) => then,
+            spec => spec,
+        };
+        match decision {
             OriginSpec::AsyncWith(_, id, name) => Some((*id, name)),
-            OriginSpec::ListThen(_, then) => match &**then {
-                OriginSpec::AsyncWith(_, id, name) => Some((*id, name)),
-                _ => None,
-            },
             _ => None,
         }
     }
@@ -505,9 +505,7 @@ impl AllowOrigin {
             OriginSpec::RequestPredicate(f) => OriginRule::RequestPredicate(f.clone()),
             OriginSpec::Async(f) => OriginRule::Async(f.clone(), self.timeout),
             OriginSpec::AsyncWith(_, _, name) => return Err(unbound_value(name)),
-            OriginSpec::Misused(why) => {
-                return Err(CorsConfigError::new("origin", None, *why));
-            }
+            OriginSpec::Misused(why) => return Err(CorsConfigError::new("origin", None, *why)),
             OriginSpec::ListThen(origins, then) => {
                 let lookup = match &**then {
                     OriginSpec::Async(f) => f.clone(),
