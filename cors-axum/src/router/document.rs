@@ -88,7 +88,7 @@ impl<S: Clone + Send + Sync + 'static> Walk<S> {
             .filter(|route| {
                 let doc = &route.def.doc;
                 doc.listed
-                    .unwrap_or(self.modules[route.module].listed_in_openapi)
+                    .unwrap_or(self.modules[route.module].scope.listed_in_openapi)
             })
             .map(|route| {
                 let module = route.module - first;
@@ -107,7 +107,7 @@ impl<S: Clone + Send + Sync + 'static> Walk<S> {
             settings,
             module: modules[0].name,
             routes,
-            module_guards: modules.iter().map(|m| m.guard_docs.clone()).collect(),
+            module_guards: modules.iter().map(|m| m.scope.guard_docs.clone()).collect(),
         });
     }
 }
