@@ -59,7 +59,7 @@ pub(super) fn method_router<S: Clone + Send + Sync + 'static>(
                 .iter()
                 .copied()
                 .chain(std::iter::repeat("a guard"));
-            let own = route.def.guards.iter().copied().zip(names);
+            let own = route.def.guards.iter().map(|guard| guard.0).zip(names);
             module.guards.iter().copied().chain(own).collect()
         };
         let setup = RouteSetup {

@@ -5,7 +5,6 @@
 use super::checks::{check_providers, controller_of};
 use super::walk::{Collected, Walk};
 use crate::error::BuildError;
-use crate::needs::Needs;
 use crate::provider::{ProviderBuilder, ProviderScope};
 
 /// What a route needs, found before its method router is built.
@@ -48,7 +47,7 @@ impl Scopes {
     ) -> Result<Prepared, BuildError> {
         let module = &walk.modules[route.module];
         let controller_providers = &controller_of(walk, route).providers;
-        let need = Needs::of(route.def.needs, route.def.index);
+        let need = route.def.needs();
         let levels = [
             route.providers.as_ref(),
             controller_providers.as_ref(),
