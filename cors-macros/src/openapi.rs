@@ -1,5 +1,5 @@
 //! What a route says in an OpenAPI document: its handler's doc comment, the details of its
-//! `#[utoipa::path(..)]`, and the function that probes its argument, result and guard types.
+//! `#[utoipa::path(..)]`, and the function that probes its argument and result types.
 //!
 //! Written only with this crate's `openapi` feature, which `cors-axum`'s own `openapi` feature
 //! enables (cargo unifies the features of the one build of this crate, so the macro sees it
@@ -137,8 +137,6 @@ pub(crate) struct RouteDocs<'a> {
     pub(crate) arguments: Vec<&'a TokenList>,
     /// The result type, `Self` replaced; `None` for `impl Trait` or `()`.
     pub(crate) output: Option<TokenList>,
-    /// The guards of the controller and of the route.
-    pub(crate) guards: Vec<&'a Type>,
     pub(crate) method: &'a str,
     /// The path under the controller's prefix.
     pub(crate) path: &'a str,
@@ -155,7 +153,6 @@ impl RouteDocs<'_> {
         let name = format_ident!("__cors_doc_{}", self.index);
         let arguments = &self.arguments;
         let output = self.output.iter();
-        let guards = &self.guards;
         let details = self.details.map(|details| self.details_call(details));
         // The probes' traits are imported once for the controller (`probe_traits`).
         let function = quote! {
@@ -163,7 +160,6 @@ impl RouteDocs<'_> {
             fn #name(__draft: &mut #private::OperationDraft) {
                 #((&&&&&#private::Probe::<#arguments>::new()).describe_argument(__draft);)*
                 #((&&&#private::Probe::<#output>::new()).describe_output(__draft);)*
-                #((&&#private::Probe::<#guards>::new()).declare_scheme(__draft);)*
                 #details
             }
         };
@@ -203,21 +199,8 @@ pub(crate) fn probe_traits() -> TokenStream {
     let private = private();
     quote! {
         #[allow(unused_imports)]
-        use #private::{DeclareScheme as _, DescribeArgument as _, DescribeOutput as _};
+        use #private::{DescribeArgument as _, DescribeOutput as _};
     }
-}
-
-/// A function that declares the security scheme of module guard `guard`, if it has one.
-pub(crate) fn guard_description(guard: &Type) -> TokenStream {
-    let private = private();
-    quote! {{
-        #[allow(unused_imports, clippy::needless_borrow)]
-        fn __describe(__draft: &mut #private::OperationDraft) {
-            use #private::DeclareScheme as _;
-            (&&#private::Probe::<#guard>::new()).declare_scheme(__draft);
-        }
-        __describe
-    }}
 }
 
 /// Whether a type's `tokens` name an `impl Trait`, which cannot be named outside its function.

@@ -99,13 +99,7 @@ impl Route {
         let arguments = arguments(item, self_ty);
         let router = self.router_fn(&router_name, item, &arguments, controller);
 
-        let route_guards: Vec<&Type> = level
-            .guards
-            .iter()
-            .chain(&self.args.level.guards)
-            .flatten()
-            .collect();
-        let needs = needs_arm(index, item, &arguments, self_ty, &route_guards);
+        let needs = needs_arm(index, item, &arguments, self_ty);
         let (doc_fn, doc) = self.docs(index, item, &arguments, self_ty, level);
 
         let (providers_fn, providers_ref) = match self.args.level.providers() {
@@ -252,12 +246,6 @@ impl Route {
                 .filter(|ty| !names_impl_trait(*ty))
                 .collect(),
             output,
-            guards: level
-                .guards
-                .iter()
-                .chain(&self.args.level.guards)
-                .flatten()
-                .collect(),
             method: &self.method,
             path: &self.path,
             details: self.details.as_ref(),
@@ -412,7 +400,6 @@ fn needs_arm(
     item: &ImplItemFn,
     arguments: &[(Ident, TokenList)],
     self_ty: &Type,
-    guards: &[&Type],
 ) -> TokenStream {
     let private = private();
     // A `&self` route's controller, probed like an argument: a struct controller declares the
@@ -422,12 +409,10 @@ fn needs_arm(
     let types = controller
         .into_iter()
         .chain(arguments.iter().map(|(_, ty)| ty.to_token_stream()));
-    let guard_needs = guards.iter().map(|guard| declare_guard(guard));
     // The probes' trait is imported once for the controller (`probe_traits`).
     quote! {
         #index => {
             #((&&&#private::Probe::<#types>::new()).declare(__needs);)*
-            #(#guard_needs)*
         }
     }
 }
@@ -456,20 +441,6 @@ pub(crate) fn probe_traits() -> TokenStream {
         use #private::Declare as _;
         #describe
     }
-}
-
-/// The statement that declares guard `guard` into `__needs`: its name, and what it takes when
-/// it implements `GuardInjects`.
-pub(crate) fn declare_guard(guard: &Type) -> TokenStream {
-    let private = private();
-    quote! {{
-        #[allow(unused_imports)]
-        use #private::DeclareGuard as _;
-        // Two references: the `GuardInjects` impl matches with one fewer, the name-only one
-        // with none (see `cors-axum/src/needs.rs`).
-        let __probe = &&#private::Probe::<#guard>::new();
-        __probe.declare_guard(__needs);
-    }}
 }
 
 /// The typed arguments of a handler (after any receiver), named `__argN`, with `Self` replaced.

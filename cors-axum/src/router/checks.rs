@@ -8,7 +8,6 @@ use std::sync::Arc;
 
 use super::walk::{Collected, ControllerScope, ModuleScope, Walk, merged};
 use crate::error::BuildError;
-use crate::needs::Needs;
 use crate::provider::ProviderScope;
 use crate::table::CorsCoverage;
 
@@ -32,7 +31,7 @@ pub(super) fn prepare<S>(
 ) -> Result<Prepared, BuildError> {
     let module = &walk.modules[route.module];
     let controller = controller_of(walk, route).providers.as_ref();
-    let need = Needs::of(route.def.needs, route.def.index);
+    let need = route.def.needs();
     let own = route.providers.as_ref();
     let levels = [
         Some(&walk.application),

@@ -100,6 +100,7 @@ impl<S: Clone + Send + Sync + 'static> Walk<S> {
                     controller: controller.name,
                     handler: route.def.handler,
                     doc: &route.def.doc,
+                    guards: route.def.guards.iter().map(|guard| guard.1).collect(),
                 }
             })
             .collect();

@@ -180,7 +180,7 @@ fn method_router<S: Clone + Send + Sync + 'static>(
                 .iter()
                 .copied()
                 .chain(std::iter::repeat("a guard"));
-            let own = route.def.guards.iter().copied().zip(names);
+            let own = route.def.guards.iter().map(|guard| guard.0).zip(names);
             scope.guards.iter().copied().chain(own).collect()
         };
         let in_handler = !path_layered && !route.def.layered;
