@@ -3,9 +3,9 @@
 //! credentials), and the requests that reach past CORS: a cross-site form `POST` and a
 //! WebSocket handshake.
 
-use cors_axum_core::browser::{CredentialsMode, ScriptRequest};
 use http::{HeaderMap, HeaderName, HeaderValue, Method};
 
+use crate::browser::{CredentialsMode, ScriptRequest};
 use crate::config::{AuditConfig, AuditError};
 use crate::declared::{Declared, Hostility};
 

@@ -1,6 +1,7 @@
 #![doc = include_str!("../README.md")]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
+pub mod browser;
 mod cases;
 mod config;
 mod declared;
@@ -31,7 +32,7 @@ pub mod guide {
 }
 
 /// Probes `config.url` with the cases of the audit through `transport`, judges every answer as
-/// a browser would ([`cors_axum_core::browser`]), and returns the report with the
+/// a browser would ([`browser`]), and returns the report with the
 /// misconfigurations found. `progress` is told `(done, total, case)` before each case, and
 /// `(total, total, "")` at the end.
 pub fn audit(

@@ -1,9 +1,9 @@
 //! Running a case: what was sent, what came back, and what a browser makes of it.
 
-use cors_axum_core::browser::CredentialsMode;
 use http::{HeaderMap, HeaderValue, Method, StatusCode};
 use serde::Serialize;
 
+use crate::browser::CredentialsMode;
 use crate::cases::{Case, Expectation, Probe};
 use crate::transport::{Transport, TransportError};
 

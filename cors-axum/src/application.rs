@@ -164,9 +164,12 @@ impl<S: Clone + Send + Sync + 'static> ApplicationBuilder<S> {
         self
     }
 
-    /// Adds guard `G` before the handler of every route, ahead of the modules' guards.
-    pub fn guard<G: Guard<S>>(mut self) -> Self {
-        self.guards.push((G::check, std::any::type_name::<G>()));
+    /// Adds guard `G` before the handler of every route, ahead of the modules' guards:
+    /// `.guard::<Bearer, _>()` (`M` is inferred). What it declares is not read here; list it in
+    /// the root module's `guards: [..]` to have it checked and documented.
+    pub fn guard<G: Guard<S, M>, M: 'static>(mut self) -> Self {
+        let check = crate::guard::check::<G, S, M>;
+        self.guards.push((check, std::any::type_name::<G>()));
         self
     }
 

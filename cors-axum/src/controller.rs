@@ -7,7 +7,7 @@ use axum::routing::MethodRouter;
 use http::Method;
 
 use crate::describe::draft::{Describe, RouteDoc};
-use crate::guard::GuardFn;
+use crate::guard::ListedGuard;
 use crate::handler::RouteSetup;
 use crate::needs::Needs;
 use crate::provider::ProviderBuilder;
@@ -123,7 +123,7 @@ pub struct RouteDef<S: 'static> {
     /// [`guards`](Self::guards)), its providers, and its CORS when the handler takes it.
     pub(crate) method_router: fn(MethodRouter<S>, RouteSetup<S>) -> MethodRouter<S>,
     /// The guards of the controller, then of the route.
-    pub(crate) guards: &'static [GuardFn<S>],
+    pub(crate) guards: &'static [ListedGuard<S>],
     /// Whether the controller or the route has layers of its own, which CORS must wrap: then
     /// the builder puts CORS in a layer around the route, not in its handler.
     pub(crate) layered: bool,
@@ -168,7 +168,7 @@ impl<S: 'static> RouteDef<S> {
 
     /// With the guards of its controller and route.
     #[must_use]
-    pub const fn guards(mut self, guards: &'static [GuardFn<S>]) -> Self {
+    pub const fn guards(mut self, guards: &'static [ListedGuard<S>]) -> Self {
         self.guards = guards;
         self
     }
@@ -199,6 +199,15 @@ impl<S: 'static> RouteDef<S> {
     ) -> Self {
         self.doc = RouteDoc::new(summary, description, deprecated, details);
         self
+    }
+
+    /// What the route and its guards need from its module.
+    pub(crate) fn needs(&self) -> Needs {
+        let mut needs = Needs::of(self.needs, self.index);
+        for (_, declaration) in self.guards {
+            needs.guard(&declaration());
+        }
+        needs
     }
 
     /// Listed in OpenAPI documents or left out (`openapi = ..` of `#[route]` or
@@ -267,7 +276,7 @@ mod tests {
     }
 
     const PLAIN: RouteDef<()> = RouteDef::new(Method::GET, "/items", "list", router, needs, 0);
-    const GUARDS: &[GuardFn<()>] = &[guard::<RequestContext, ()>()];
+    const GUARDS: &[ListedGuard<()>] = &[guard::<RequestContext, (), _>()];
     const FULL: RouteDef<()> =
         RouteDef::new(Method::PUT, "/items/{id}", "update", router, needs, 1)
             .guards(GUARDS)

@@ -103,7 +103,7 @@ pub enum BuildError {
         /// The type that is not provided.
         type_name: &'static str,
     },
-    /// A guard declares with `GuardInjects` that it takes `Inject<T>`, and no value of `T` is
+    /// A guard declares in `Guard::declare` that it takes `Inject<T>`, and no value of `T` is
     /// provided for a route it guards.
     MissingGuardProvider {
         /// The guard's type.

@@ -190,7 +190,7 @@ impl<S: Clone + Send + Sync + 'static> Handler<WrappedRoute, S> for Wrapped<S> {
 }
 
 /// Logs, when guard `guard` was rejected after an `Inject<T>` found no value, what to provide:
-/// the build checks what guards declare with `GuardInjects`, not what they extract inside.
+/// the build checks what guards declare in `Guard::declare`, not what they extract inside.
 fn report_missing_injection(parts: &http::request::Parts, guard: &str) {
     let Some(missing) = parts.extensions.get::<MissingInjection>() else {
         return;
@@ -201,7 +201,7 @@ fn report_missing_injection(parts: &http::request::Parts, guard: &str) {
         guard,
         "guard `{guard}` takes `Inject<{ty}>`, but no value of that type is provided for route `{method} {path}`; \
          provide one with `.provide(..)` on the application builder (or in the module's providers), and \
-         declare it with `impl GuardInjects for` the guard so that the router build checks it",
+         declare it in the guard's `Guard::declare` so that the router build checks it",
         ty = missing.type_name,
         method = parts.method,
         path = parts.uri.path(),

@@ -41,9 +41,8 @@ pub use cors_axum_macros::{controller, feature_module, rest_root_module, restRoo
 pub mod app {
     pub use crate::application::ApplicationBuilder;
     pub use crate::controller::Controller;
-    pub use crate::guard::Guard;
+    pub use crate::guard::{Guard, GuardDeclaration};
     pub use crate::module::Module;
-    pub use crate::needs::{GuardInjects, InjectedValues};
     pub use crate::provider::InjectRejection;
     pub use crate::table::{RouteInfo, RouteTable};
 
@@ -88,11 +87,11 @@ pub mod __private {
     pub use crate::__route_operation as route_operation;
     pub use crate::controller::{ControllerEntry, ControllerRef, RouteDef};
     pub use crate::describe::draft::OperationDraft;
-    pub use crate::describe::from_types::{DeclareScheme, DescribeArgument, DescribeOutput};
+    pub use crate::describe::from_types::{DescribeArgument, DescribeOutput};
     pub use crate::guard::guard;
     pub use crate::handler::{RouteSetup, route, route_into};
     pub use crate::module::{DeclaredModule, ModuleDefinition};
-    pub use crate::needs::{Declare, DeclareGuard, FieldNeeds, Needs, Probe};
+    pub use crate::needs::{Declare, FieldNeeds, Needs, Probe};
     pub use crate::provider::IntoProviders;
     pub use axum;
     pub use inventory;

@@ -14,7 +14,7 @@ use tower_service::Service;
 use crate::controller::{Controller, ControllerRef};
 use crate::cors::module::{CorsImport, CorsModule, CorsModuleWithOpts};
 use crate::describe::draft::Describe;
-use crate::guard::{Guard, NamedGuard};
+use crate::guard::{self, Guard, GuardDeclaration, NamedGuard};
 use crate::needs::Needs;
 #[cfg(feature = "openapi")]
 use crate::openapi::module::{OpenapiModule, OpenapiModuleWith};
@@ -54,9 +54,7 @@ pub struct ModuleDefinition<S: 'static> {
     /// How the declaration spells its providers key, for messages.
     pub(crate) providers_key: &'static str,
     pub(crate) guards: Vec<NamedGuard<S>>,
-    /// What the guards declare they take with `Inject<T>` ([`GuardInjects`]).
-    ///
-    /// [`GuardInjects`]: crate::app::GuardInjects
+    /// What the guards declare they take with `Inject<T>` ([`Guard::declare`]).
     pub(crate) guard_needs: Needs,
     /// What the guards say in an OpenAPI document (their security schemes); empty without the
     /// `openapi` feature.
@@ -132,25 +130,14 @@ impl<S: Clone + Send + Sync + 'static> ModuleDefinition<S> {
     }
 
     /// Adds guard `G`, run before the handler of every route of this module and of the modules
-    /// it imports.
-    pub fn guard<G: Guard<S>>(mut self) -> Self {
-        self.guards.push((G::check, std::any::type_name::<G>()));
-        self
-    }
-
-    /// Adds what a guard of this module takes with `Inject<T>`, as the module macros write it
-    /// for each guard (its `GuardInjects` is found where its type is known, not here).
-    pub fn declare_guard(mut self, declare: fn(&mut Needs)) -> Self {
-        declare(&mut self.guard_needs);
-        self
-    }
-
-    /// Adds what a guard of this module says in an OpenAPI document, as the module macros
-    /// write it for each guard (the types of its guards are known there, not here).
-    pub fn describe_guard(mut self, describe: Describe) -> Self {
-        if cfg!(feature = "openapi") {
-            self.guard_docs.push(describe);
-        }
+    /// it imports, with what it declares (`M` is inferred).
+    pub fn guard<G: Guard<S, M>, M: 'static>(mut self) -> Self {
+        let declaration = GuardDeclaration::of::<G, S, M>();
+        self.guards
+            .push((guard::check::<G, S, M>, declaration.name));
+        self.guard_needs.guard(&declaration);
+        #[cfg(feature = "openapi")]
+        self.guard_docs.push(describe_guard::<G, S, M>);
         self
     }
 
@@ -330,4 +317,10 @@ impl<S: 'static> IntoImport<S> for OpenapiModuleWith {
     fn into_import(self) -> Import<S> {
         Import::openapi(self)
     }
+}
+
+/// Adds the security schemes guard `G` declares to `draft`.
+#[cfg(feature = "openapi")]
+fn describe_guard<G: Guard<S, M>, S, M>(draft: &mut crate::describe::draft::OperationDraft) {
+    draft.guard(&GuardDeclaration::of::<G, S, M>());
 }

@@ -247,7 +247,7 @@ pub(crate) struct MissingInjection {
 /// The rejection of [`Inject<T>`] when no value of type `T` is provided for the route.
 ///
 /// The router build checks every `Inject<T>` of handlers and controller fields, and those that
-/// guards declare with [`GuardInjects`](crate::app::GuardInjects), so this happens only when
+/// guards declare ([`GuardDeclaration::inject`](crate::app::GuardDeclaration::inject)), so this happens only when
 /// `Inject<T>` is extracted elsewhere, such as inside a custom extractor or an undeclared guard
 /// (whose failure is then logged naming the route and the guard).
 #[derive(Debug)]

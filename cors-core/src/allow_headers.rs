@@ -3,8 +3,10 @@
 use http::{HeaderName, HeaderValue};
 
 use crate::error::CorsConfigError;
-use crate::header_list::{self, HeaderListError, HeaderListSummary};
+use crate::header::STAR;
+use crate::header_list::{self, CompiledNames, HeaderListSummary};
 use crate::list_option::list_option;
+use crate::refusal::Refusal;
 
 /// Which request headers a preflight allows: the
 /// [`Access-Control-Allow-Headers`](https://developer.mozilla.org/en-US/docs/Web/HTTP/Headers/Access-Control-Allow-Headers)
@@ -69,36 +71,26 @@ impl AllowHeaders {
                 Some("*"),
                 "`*` is only a wildcard without credentials; with `credentials(true)` browsers read it as a \
                  header named `*`. List the headers, or use `mirror_request()` to allow the headers a \
-                 preflight asks for"
-                    .to_owned(),
+                 preflight asks for",
             )),
-            HeadersSpec::Any => Ok(CompiledHeaders::Any {
-                star: HeaderValue::from_static("*"),
-                star_authorization: HeaderValue::from_static("*, authorization"),
-            }),
+            HeadersSpec::Any => Ok(CompiledHeaders::Any),
             HeadersSpec::Mirror => Ok(CompiledHeaders::Mirror),
-            HeadersSpec::List(names) => {
-                let compiled = header_list::compile_names("allow_headers", names)?;
-                Ok(CompiledHeaders::List {
-                    names: compiled.names,
-                    value: compiled.value,
-                })
-            }
+            HeadersSpec::List(names) => Ok(CompiledHeaders::List(header_list::compile_names(
+                "allow_headers",
+                names,
+            )?)),
         }
     }
 }
 
+/// `*` with `authorization`, which `*` does not cover.
+const STAR_AUTHORIZATION: HeaderValue = HeaderValue::from_static("*, authorization");
+
 /// A validated allowed-headers option.
 #[derive(Clone, Debug)]
 pub(crate) enum CompiledHeaders {
-    Any {
-        star: HeaderValue,
-        star_authorization: HeaderValue,
-    },
-    List {
-        names: Vec<Box<[u8]>>,
-        value: Option<HeaderValue>,
-    },
+    Any,
+    List(CompiledNames),
     Mirror,
 }
 
@@ -119,12 +111,12 @@ pub(crate) enum HeadersGrant {
 
 impl CompiledHeaders {
     /// How a granted preflight answers the requested list, or why the preflight is refused.
-    pub(crate) fn check<'a, I>(&self, requested: I) -> Result<HeadersGrant, HeaderListError<'a>>
+    pub(crate) fn check<'a, I>(&self, requested: I) -> Result<HeadersGrant, Refusal<'a>>
     where
         I: IntoIterator<Item = &'a HeaderValue> + Copy,
     {
         match self {
-            CompiledHeaders::Any { .. } => {
+            CompiledHeaders::Any => {
                 let mut has_authorization = false;
                 header_list::parse(requested, |name| {
                     has_authorization |= name.eq_ignore_ascii_case(b"authorization");
@@ -136,8 +128,8 @@ impl CompiledHeaders {
                     HeadersGrant::Star
                 })
             }
-            CompiledHeaders::List { names, .. } => {
-                header_list::all_in(requested, names)?;
+            CompiledHeaders::List(list) => {
+                header_list::all_in(requested, &list.names)?;
                 Ok(HeadersGrant::List)
             }
             CompiledHeaders::Mirror => {
@@ -166,14 +158,9 @@ impl CompiledHeaders {
     pub(crate) fn value(&self, grant: HeadersGrant) -> Option<HeaderValue> {
         match (grant, self) {
             (HeadersGrant::Echo(value), _) => Some(value),
-            (HeadersGrant::Star, CompiledHeaders::Any { star, .. }) => Some(star.clone()),
-            (
-                HeadersGrant::StarAuthorization,
-                CompiledHeaders::Any {
-                    star_authorization, ..
-                },
-            ) => Some(star_authorization.clone()),
-            (HeadersGrant::List, CompiledHeaders::List { value, .. }) => value.clone(),
+            (HeadersGrant::Star, _) => Some(STAR),
+            (HeadersGrant::StarAuthorization, _) => Some(STAR_AUTHORIZATION),
+            (HeadersGrant::List, CompiledHeaders::List(list)) => list.value.clone(),
             _ => None,
         }
     }
@@ -181,7 +168,7 @@ impl CompiledHeaders {
     /// The `Access-Control-Allow-Headers` value answering the requested list (`Ok(None)`: send
     /// none), or `Err` when the preflight must be refused.
     #[cfg(test)]
-    fn answer<'a, I>(&self, requested: I) -> Result<Option<HeaderValue>, HeaderListError<'a>>
+    fn answer<'a, I>(&self, requested: I) -> Result<Option<HeaderValue>, Refusal<'a>>
     where
         I: IntoIterator<Item = &'a HeaderValue> + Copy,
     {
@@ -191,7 +178,7 @@ impl CompiledHeaders {
     /// Whether the value of `Access-Control-Allow-Headers` depends on the requested list (not
     /// only whether there is one).
     pub(crate) fn echoes_request(&self) -> bool {
-        matches!(self, CompiledHeaders::Any { .. } | CompiledHeaders::Mirror)
+        matches!(self, CompiledHeaders::Any | CompiledHeaders::Mirror)
     }
 }
 
@@ -226,7 +213,7 @@ mod tests {
         h.compile(false)
             .unwrap()
             .answer(&values)
-            .map_err(|e| crate::refusal::Refusal::from(e).to_string())
+            .map_err(|e| e.to_string())
     }
 
     #[test]

@@ -3,7 +3,8 @@
 use http::{HeaderValue, Method};
 
 use crate::error::CorsConfigError;
-use crate::header_list::is_token;
+use crate::header::STAR;
+use crate::header_list::{CompiledNames, is_token};
 use crate::list_option::list_option;
 use crate::refusal::Refusal;
 
@@ -81,19 +82,21 @@ impl AllowMethods {
                 "methods",
                 Some("*"),
                 "`*` is only a wildcard without credentials; with `credentials(true)` browsers read it as a \
-                 method named `*`. List the methods, or leave `methods` unset to allow the route's methods"
-                    .to_owned(),
+                 method named `*`. List the methods, or leave `methods` unset to allow the route's methods",
             )),
-            (MethodsSpec::Any, _) => Ok(CompiledMethods::Any(HeaderValue::from_static("*"))),
+            (MethodsSpec::Any, _) => Ok(CompiledMethods::Any),
             (MethodsSpec::Mirror, _) | (MethodsSpec::Route, None) => Ok(CompiledMethods::Mirror),
-            (MethodsSpec::Route, Some(methods)) => {
-                compile_list(methods.iter().map(Method::as_str).map(str::to_owned).collect())
-            }
+            (MethodsSpec::Route, Some(methods)) => Ok(CompiledMethods::List(CompiledNames::new(
+                methods
+                    .iter()
+                    .map(|method| method.as_str().to_owned())
+                    .collect(),
+            ))),
             (MethodsSpec::List(methods), _) => {
                 for method in methods {
                     validate(method)?;
                 }
-                compile_list(methods.clone())
+                Ok(CompiledMethods::List(CompiledNames::new(methods.clone())))
             }
         }
     }
@@ -108,8 +111,7 @@ fn validate(method: &str) -> Result<(), CorsConfigError> {
         return Err(CorsConfigError::new(
             "methods",
             Some(method),
-            "`*` (any method) cannot be part of a list; use `*` alone to allow any method, or list the methods"
-                .to_owned(),
+            "`*` (any method) cannot be part of a list; use `*` alone to allow any method, or list the methods",
         ));
     }
     if !is_token(method.as_bytes()) {
@@ -136,33 +138,6 @@ fn validate(method: &str) -> Result<(), CorsConfigError> {
     Ok(())
 }
 
-fn compile_list(methods: Vec<String>) -> Result<CompiledMethods, CorsConfigError> {
-    let mut unique: Vec<String> = Vec::with_capacity(methods.len());
-    for method in methods {
-        if !unique.contains(&method) {
-            unique.push(method);
-        }
-    }
-    let value = if unique.is_empty() {
-        None
-    } else {
-        Some(
-            crate::intern::static_value(&unique.join(", ")).ok_or_else(|| {
-                CorsConfigError::new(
-                    "methods",
-                    None,
-                    "the methods do not form a valid header value".to_owned(),
-                )
-            })?,
-        )
-    };
-    let methods = unique
-        .into_iter()
-        .map(|method| method.into_bytes().into_boxed_slice())
-        .collect();
-    Ok(CompiledMethods::List { methods, value })
-}
-
 #[cold]
 fn not_listed(requested: &HeaderValue) -> Refusal<'_> {
     if is_token(requested.as_bytes()) {
@@ -176,12 +151,9 @@ fn not_listed(requested: &HeaderValue) -> Refusal<'_> {
 #[derive(Clone, Debug)]
 pub(crate) enum CompiledMethods {
     /// `*`.
-    Any(HeaderValue),
+    Any,
     /// A fixed list and its prebuilt header value (`None` when empty: nothing is allowed).
-    List {
-        methods: Vec<Box<[u8]>>,
-        value: Option<HeaderValue>,
-    },
+    List(CompiledNames),
     /// Echo the requested method.
     Mirror,
 }
@@ -195,16 +167,16 @@ impl CompiledMethods {
         requested: &'a HeaderValue,
     ) -> Result<Option<HeaderValue>, Refusal<'a>> {
         match self {
-            CompiledMethods::Any(_) if is_token(requested.as_bytes()) => Ok(None),
+            CompiledMethods::Any if is_token(requested.as_bytes()) => Ok(None),
             CompiledMethods::Mirror if is_token(requested.as_bytes()) => {
                 Ok(Some(requested.clone()))
             }
-            CompiledMethods::Any(_) | CompiledMethods::Mirror => {
+            CompiledMethods::Any | CompiledMethods::Mirror => {
                 Err(Refusal::MalformedRequestMethod { method: requested })
             }
             // Configured methods are tokens, so one equal to the request is too.
-            CompiledMethods::List { methods, .. } => {
-                let listed = methods.iter().any(|m| **m == *requested.as_bytes());
+            CompiledMethods::List(list) => {
+                let listed = list.names.iter().any(|m| **m == *requested.as_bytes());
                 if listed {
                     Ok(None)
                 } else {
@@ -227,8 +199,8 @@ impl CompiledMethods {
     /// The answer when it does not depend on the requested method (`None` for the mirror).
     pub(crate) fn fixed_value(&self) -> Option<HeaderValue> {
         match self {
-            CompiledMethods::Any(star) => Some(star.clone()),
-            CompiledMethods::List { value, .. } => value.clone(),
+            CompiledMethods::Any => Some(STAR),
+            CompiledMethods::List(list) => list.value.clone(),
             CompiledMethods::Mirror => None,
         }
     }

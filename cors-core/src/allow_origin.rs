@@ -22,11 +22,33 @@ use crate::request::{CorsRequest, OriginAnswer};
 use crate::set_ref::{NamedSet, SetRef, unbound};
 use crate::tenant_origins::{DynamicTenants, TenantOrigins};
 
-type Predicate = Arc<dyn Fn(&HeaderValue) -> bool + Send + Sync + 'static>;
-type RequestPredicate = Arc<dyn Fn(&HeaderValue, &CorsRequest<'_>) -> bool + Send + Sync + 'static>;
-type AsyncPredicate = Arc<dyn Fn(OriginQuery) -> LookupFuture + Send + Sync + 'static>;
+type RequestPredicate = Opaque<dyn Fn(&HeaderValue, &CorsRequest<'_>) -> bool + Send + Sync>;
+type AsyncPredicate = Opaque<dyn Fn(OriginQuery) -> LookupFuture + Send + Sync>;
 /// Makes an asynchronous predicate from the value it was declared to take.
-type Binder = Arc<dyn Fn(&(dyn Any + Send + Sync)) -> Option<AsyncPredicate> + Send + Sync>;
+type Binder = Opaque<dyn Fn(&(dyn Any + Send + Sync)) -> Option<AsyncPredicate> + Send + Sync>;
+
+/// A function the application gave: shared, and shown as `..` by `Debug`.
+pub(crate) struct Opaque<F: ?Sized>(Arc<F>);
+
+impl<F: ?Sized> Clone for Opaque<F> {
+    fn clone(&self) -> Self {
+        Opaque(Arc::clone(&self.0))
+    }
+}
+
+impl<F: ?Sized> fmt::Debug for Opaque<F> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("..")
+    }
+}
+
+impl<F: ?Sized> std::ops::Deref for Opaque<F> {
+    type Target = F;
+
+    fn deref(&self) -> &F {
+        &self.0
+    }
+}
 
 /// The error an asynchronous origin decision may fail with.
 pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
@@ -100,7 +122,7 @@ impl fmt::Debug for OriginLookup {
 /// let _: AllowOrigin = "*".into(); // the same as `any()`
 /// ```
 #[must_use]
-#[derive(Clone)]
+#[derive(Clone, Debug)]
 pub struct AllowOrigin {
     spec: OriginSpec,
     /// Request headers the decision reads, for `Vary`.
@@ -116,11 +138,10 @@ pub struct AllowOrigin {
     fallback: bool,
 }
 
-#[derive(Clone)]
+#[derive(Clone, Debug)]
 enum OriginSpec {
     Any,
     List(Vec<String>),
-    Predicate(Predicate),
     RequestPredicate(RequestPredicate),
     Async(AsyncPredicate),
     /// An asynchronous decision that takes a value of the type, not provided yet.
@@ -184,7 +205,7 @@ impl AllowOrigin {
     where
         F: Fn(&HeaderValue) -> bool + Send + Sync + 'static,
     {
-        OriginSpec::Predicate(Arc::new(f)).into()
+        Self::request_predicate(move |origin: &HeaderValue, _: &CorsRequest<'_>| f(origin))
     }
 
     /// Origins for which `f` returns true, given the request: its method, URI (when the
@@ -225,7 +246,7 @@ impl AllowOrigin {
     where
         F: Fn(&HeaderValue, &CorsRequest<'_>) -> bool + Send + Sync + 'static,
     {
-        OriginSpec::RequestPredicate(Arc::new(f)).into()
+        OriginSpec::RequestPredicate(Opaque(Arc::new(f))).into()
     }
 
     /// Origins decided asynchronously, for example by a database of tenants: `f` gets the
@@ -246,7 +267,10 @@ impl AllowOrigin {
         F: Fn(OriginQuery) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<bool, BoxError>> + Send + 'static,
     {
-        OriginSpec::Async(Arc::new(move |query| Box::pin(f(query)) as LookupFuture)).into()
+        OriginSpec::Async(Opaque(Arc::new(move |query| {
+            Box::pin(f(query)) as LookupFuture
+        })))
+        .into()
     }
 
     /// [`async_predicate`](Self::async_predicate) with a value the application provides,
@@ -282,14 +306,13 @@ impl AllowOrigin {
         Fut: Future<Output = Result<bool, BoxError>> + Send + 'static,
     {
         let f = Arc::new(f);
-        let binder: Binder = Arc::new(move |value: &(dyn Any + Send + Sync)| {
+        let binder: Binder = Opaque(Arc::new(move |value: &(dyn Any + Send + Sync)| {
             let value = value.downcast_ref::<T>()?.clone();
             let f = Arc::clone(&f);
-            Some(
-                Arc::new(move |query| Box::pin(f(value.clone(), query)) as LookupFuture)
-                    as AsyncPredicate,
-            )
-        });
+            let bound: Arc<dyn Fn(OriginQuery) -> LookupFuture + Send + Sync> =
+                Arc::new(move |query| Box::pin(f(value.clone(), query)) as LookupFuture);
+            Some(Opaque(bound))
+        }));
         OriginSpec::AsyncWith(binder, TypeId::of::<T>(), type_name::<T>()).into()
     }
 
@@ -361,15 +384,14 @@ impl AllowOrigin {
         self
     }
 
-    /// This decision with the set options name, replacing any set of its own.
-    pub(crate) fn with_set_ref(mut self, set: SetRef<OriginSet>) -> Self {
-        self.set = Some(set);
-        self
-    }
-
-    /// This decision with the tenant set options name.
-    pub(crate) fn with_tenants_ref(mut self, tenants: SetRef<TenantOrigins>) -> Self {
-        self.tenants = Some(tenants);
+    /// This decision with the sets options name, each replacing any set of its own.
+    pub(crate) fn with_sets(
+        mut self,
+        set: &Option<SetRef<OriginSet>>,
+        tenants: &Option<SetRef<TenantOrigins>>,
+    ) -> Self {
+        self.set = set.clone().or(self.set);
+        self.tenants = tenants.clone().or(self.tenants);
         self
     }
 
@@ -388,12 +410,12 @@ impl AllowOrigin {
     /// The types of the values this decision takes
     /// ([`async_predicate_with`](Self::async_predicate_with)) that are not bound yet.
     pub(crate) fn needed_value(&self) -> Option<(TypeId, &'static str)> {
-        match &self.spec {
+        let decision = match &self.spec {
+            OriginSpec::ListThen(_, then) => then,
+            spec => spec,
+        };
+        match decision {
             OriginSpec::AsyncWith(_, id, name) => Some((*id, name)),
-            OriginSpec::ListThen(_, then) => match &**then {
-                OriginSpec::AsyncWith(_, id, name) => Some((*id, name)),
-                _ => None,
-            },
             _ => None,
         }
     }
@@ -480,16 +502,13 @@ impl AllowOrigin {
         let rule = match &self.spec {
             OriginSpec::Any => OriginRule::Any,
             OriginSpec::Mirror => OriginRule::Mirror,
-            OriginSpec::Predicate(f) => OriginRule::Predicate(Arc::clone(f)),
-            OriginSpec::RequestPredicate(f) => OriginRule::RequestPredicate(Arc::clone(f)),
-            OriginSpec::Async(f) => OriginRule::Async(Arc::clone(f), self.timeout),
+            OriginSpec::RequestPredicate(f) => OriginRule::RequestPredicate(f.clone()),
+            OriginSpec::Async(f) => OriginRule::Async(f.clone(), self.timeout),
             OriginSpec::AsyncWith(_, _, name) => return Err(unbound_value(name)),
-            OriginSpec::Misused(why) => {
-                return Err(CorsConfigError::new("origin", None, (*why).to_owned()));
-            }
+            OriginSpec::Misused(why) => return Err(CorsConfigError::new("origin", None, *why)),
             OriginSpec::ListThen(origins, then) => {
                 let lookup = match &**then {
-                    OriginSpec::Async(f) => Arc::clone(f),
+                    OriginSpec::Async(f) => f.clone(),
                     OriginSpec::AsyncWith(_, _, name) => return Err(unbound_value(name)),
                     _ => {
                         return Err(CorsConfigError::new(
@@ -497,8 +516,7 @@ impl AllowOrigin {
                             None,
                             "`or_else` goes from a list of origins and patterns to an asynchronous \
                              decision (`AllowOrigin::async_predicate`), as in \
-                             `AllowOrigin::list([..]).or_else(AllowOrigin::async_predicate(..))`"
-                                .to_owned(),
+                             `AllowOrigin::list([..]).or_else(AllowOrigin::async_predicate(..))`",
                         ));
                     }
                 };
@@ -588,8 +606,7 @@ fn compile_list(
                 "origin",
                 Some(origin),
                 "`*` (any origin) cannot be part of a list; use `*` alone to allow any origin, \
-                 or list the origins"
-                    .to_owned(),
+                 or list the origins",
             ));
         }
         if origin == "null" {
@@ -610,35 +627,13 @@ fn null_error() -> CorsConfigError {
         "origin",
         Some("null"),
         "`null` is sent by sandboxed frames, `file:` pages and redirected requests, which any site can \
-         produce; allow it deliberately with `allow_null_origin(true)`"
-            .to_owned(),
+         produce; allow it deliberately with `allow_null_origin(true)`",
     )
 }
 
 impl Default for AllowOrigin {
     fn default() -> Self {
         Self::any()
-    }
-}
-
-impl fmt::Debug for AllowOrigin {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.spec {
-            OriginSpec::Any => f.write_str("AllowOrigin::Any"),
-            OriginSpec::List(list) => f.debug_tuple("AllowOrigin::List").field(list).finish(),
-            OriginSpec::Predicate(_) => f.write_str("AllowOrigin::Predicate(..)"),
-            OriginSpec::RequestPredicate(_) => f.write_str("AllowOrigin::RequestPredicate(..)"),
-            OriginSpec::Async(_) => f.write_str("AllowOrigin::AsyncPredicate(..)"),
-            OriginSpec::AsyncWith(_, _, name) => {
-                write!(f, "AllowOrigin::AsyncPredicateWith<{name}>(..)")
-            }
-            OriginSpec::ListThen(list, _) => f
-                .debug_tuple("AllowOrigin::ListThenAsyncPredicate")
-                .field(list)
-                .finish(),
-            OriginSpec::Misused(why) => write!(f, "AllowOrigin::Misused({why:?})"),
-            OriginSpec::Mirror => f.write_str("AllowOrigin::MirrorRequest"),
-        }
     }
 }
 
@@ -678,11 +673,10 @@ pub(crate) fn explained(refusal: Refusal<'_>) -> Refusal<'_> {
 }
 
 /// How a compiled policy decides on a request origin.
-#[derive(Clone)]
+#[derive(Clone, Debug)]
 pub(crate) enum OriginRule {
     Any,
     Mirror,
-    Predicate(Predicate),
     RequestPredicate(RequestPredicate),
     Async(AsyncPredicate, Duration),
     List(OriginList),
@@ -691,7 +685,7 @@ pub(crate) enum OriginRule {
 }
 
 /// A validated origin option.
-#[derive(Clone)]
+#[derive(Clone, Debug)]
 pub(crate) struct CompiledOrigin {
     pub(crate) rule: OriginRule,
     allow_null: bool,
@@ -775,7 +769,6 @@ impl CompiledOrigin {
             }
             _ if parse(bytes).is_err() => return Err(Refusal::MalformedOrigin { origin }),
             OriginRule::Any | OriginRule::Mirror => (true, Source::Origin),
-            OriginRule::Predicate(f) => (predicate(|| f(origin))?, Source::Origin),
             OriginRule::RequestPredicate(f) => (predicate(|| f(origin, request))?, Source::Origin),
             OriginRule::Async(..) => (answered(request)?, self.async_source),
         };
@@ -834,26 +827,6 @@ impl CompiledOrigin {
             future: f(query),
             timeout: *timeout,
         })
-    }
-}
-
-impl fmt::Debug for CompiledOrigin {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let rule: &dyn fmt::Debug = match &self.rule {
-            OriginRule::Any => &"Any",
-            OriginRule::Mirror => &"MirrorRequest",
-            OriginRule::Predicate(_) => &"Predicate(..)",
-            OriginRule::RequestPredicate(_) => &"RequestPredicate(..)",
-            OriginRule::Async(..) => &"AsyncPredicate(..)",
-            OriginRule::List(set) => set,
-            OriginRule::ListThen(set, ..) => set,
-        };
-        f.debug_struct("CompiledOrigin")
-            .field("rule", rule)
-            .field("allow_null", &self.allow_null)
-            .field("set", &self.dynamic.as_ref().map(|d| d.set.name()))
-            .field("tenants", &self.tenants.as_ref().map(|t| t.set.name()))
-            .finish()
     }
 }
 

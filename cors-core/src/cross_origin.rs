@@ -97,11 +97,8 @@ impl Bypass {
                 Some(prefix) if prefix.ends_with('/') && !prefix.contains('*') => {
                     bypass.prefixes.push(prefix.into());
                 }
-                Some(_) => return Err(invalid("has a `*` that is not a final `/*`")),
-                None if path.contains('*') => {
-                    return Err(invalid("has a `*` that is not a final `/*`"));
-                }
-                None => bypass.exact.push(path.as_str().into()),
+                None if !path.contains('*') => bypass.exact.push(path.as_str().into()),
+                _ => return Err(invalid("has a `*` that is not a final `/*`")),
             }
         }
         Ok(bypass)

@@ -29,11 +29,15 @@ pub struct CorsConfigError {
 }
 
 impl CorsConfigError {
-    pub(crate) fn new(field: &'static str, value: Option<&str>, message: String) -> Self {
+    pub(crate) fn new(
+        field: &'static str,
+        value: Option<&str>,
+        message: impl Into<String>,
+    ) -> Self {
         Self {
             field,
             value: value.map(str::to_owned),
-            message,
+            message: message.into(),
         }
     }
 

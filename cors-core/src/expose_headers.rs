@@ -60,12 +60,13 @@ impl ExposeHeaders {
                 "expose_headers",
                 Some("*"),
                 "`*` is only a wildcard without credentials; with `credentials(true)` browsers read it as a \
-                 header named `*`. List the response headers scripts may read"
-                    .to_owned(),
+                 header named `*`. List the response headers scripts may read",
             )),
             ExposeSpec::Any => Ok(Some(HeaderValue::from_static("*"))),
             ExposeSpec::None => Ok(None),
-            ExposeSpec::List(names) => Ok(header_list::compile_names("expose_headers", names)?.value),
+            ExposeSpec::List(names) => {
+                Ok(header_list::compile_names("expose_headers", names)?.value)
+            }
         }
     }
 }

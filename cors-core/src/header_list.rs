@@ -5,25 +5,7 @@
 
 use http::HeaderValue;
 
-/// Most names accepted in one `Access-Control-Request-Headers` list. Browsers send only the
-/// non-safelisted headers a script set, a handful in practice.
-pub(crate) const MAX_NAMES: usize = 64;
-
-/// Most bytes accepted across all `Access-Control-Request-Headers` lines.
-pub(crate) const MAX_TOTAL_LEN: usize = 4096;
-
-/// Why a requested header list is refused, borrowing the element at fault.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum HeaderListError<'a> {
-    /// An element is not a token (`tchar`s only).
-    Malformed(&'a [u8]),
-    /// More than [`MAX_NAMES`] names.
-    TooMany,
-    /// More than [`MAX_TOTAL_LEN`] bytes.
-    TooLong,
-    /// The visitor refused a name (a token).
-    Refused(&'a [u8]),
-}
+use crate::refusal::{MAX_NAMES, MAX_TOTAL_LEN, Refusal};
 
 /// What a successfully parsed list contained.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -61,49 +43,25 @@ pub(crate) fn is_token(bytes: &[u8]) -> bool {
     !bytes.is_empty() && bytes.iter().all(|&b| is_token_byte(b))
 }
 
-/// Walks every name of the list formed by `lines`, calling `visit` for each (as written, not
-/// lowercased). Stops at the first malformed element, at the bounds, or when `visit` returns false.
-pub(crate) fn parse<'a, I, F>(
-    lines: I,
-    mut visit: F,
-) -> Result<HeaderListSummary, HeaderListError<'a>>
-where
-    I: IntoIterator<Item = &'a HeaderValue>,
-    F: FnMut(&'a [u8]) -> bool,
-{
-    for_each_name(lines, |name| {
-        if visit(name) {
-            Ok(())
-        } else {
-            Err(HeaderListError::Refused(name))
-        }
-    })
-}
-
 /// Whether every name of the list formed by `lines` is one of `names` (lowercase), compared
 /// case-insensitively.
-pub(crate) fn all_in<'a, I>(lines: I, names: &[Box<[u8]>]) -> Result<(), HeaderListError<'a>>
+pub(crate) fn all_in<'a, I>(lines: I, names: &[Box<[u8]>]) -> Result<(), Refusal<'a>>
 where
     I: IntoIterator<Item = &'a HeaderValue>,
 {
-    for_each_name(lines, |name| {
-        if contains_ignore_case(names, name) {
-            Ok(())
-        } else {
-            Err(HeaderListError::Refused(name))
-        }
-    })
-    .map(|_| ())
+    parse(lines, |name| contains_ignore_case(names, name)).map(drop)
 }
 
 /// Reads the list formed by `lines` (elements separated by commas with optional spaces and tabs
 /// around them, empty elements skipped, several lines forming one list) within the bounds, and
-/// calls `visit` with each name until it returns an error. One pass over the bytes: an element
-/// is a run of token bytes between optional whitespace, so validating it is finding its end.
-fn for_each_name<'a, I, F>(lines: I, mut visit: F) -> Result<HeaderListSummary, HeaderListError<'a>>
+/// calls `visit` with each name (as written, not lowercased) until it returns false, which
+/// refuses that name. One pass over the bytes: an element is a run of token bytes between
+/// optional whitespace, so validating it is finding its end.
+#[inline]
+pub(crate) fn parse<'a, I, F>(lines: I, mut visit: F) -> Result<HeaderListSummary, Refusal<'a>>
 where
     I: IntoIterator<Item = &'a HeaderValue>,
-    F: FnMut(&'a [u8]) -> Result<(), HeaderListError<'a>>,
+    F: FnMut(&'a [u8]) -> bool,
 {
     // A header value holds no control bytes but horizontal tab: this is the optional
     // whitespace around an element.
@@ -115,7 +73,7 @@ where
         let bytes = line.as_bytes();
         total += bytes.len();
         if total > MAX_TOTAL_LEN {
-            return Err(HeaderListError::TooLong);
+            return Err(Refusal::RequestHeadersTooLong);
         }
         let mut i = 0;
         while i < bytes.len() {
@@ -137,12 +95,16 @@ where
             }
             summary.names += 1;
             if summary.names > MAX_NAMES {
-                return Err(HeaderListError::TooMany);
+                return Err(Refusal::TooManyRequestHeaders);
             }
             if !well_formed {
-                return Err(HeaderListError::Malformed(element_at(bytes, start)));
+                return Err(Refusal::MalformedRequestHeaders {
+                    element: element_at(bytes, start),
+                });
             }
-            visit(name)?;
+            if !visit(name) {
+                return Err(refused(name));
+            }
         }
     }
     Ok(summary)
@@ -157,8 +119,19 @@ fn element_at(line: &[u8], start: usize) -> &[u8] {
     rest[..end].trim_ascii()
 }
 
+/// The refusal of a name the caller does not allow.
+#[cold]
+fn refused(name: &[u8]) -> Refusal<'_> {
+    match std::str::from_utf8(name) {
+        // A name is a token, so ASCII; the other arm only keeps this total.
+        Ok(name) => Refusal::HeaderNotAllowed { name },
+        Err(_) => Refusal::MalformedRequestHeaders { element: name },
+    }
+}
+
 /// Whether `names` (lowercase) contains `name`, compared case-insensitively. Browsers send
 /// lowercase names, so an exact comparison is tried first.
+#[inline]
 fn contains_ignore_case(names: &[Box<[u8]>], name: &[u8]) -> bool {
     names
         .iter()
@@ -166,6 +139,7 @@ fn contains_ignore_case(names: &[Box<[u8]>], name: &[u8]) -> bool {
 }
 
 /// Configured header names, lowercase, and their prebuilt comma-separated value.
+#[derive(Clone, Debug)]
 pub(crate) struct CompiledNames {
     pub(crate) names: Vec<Box<[u8]>>,
     /// `None` when the list is empty.
@@ -184,8 +158,7 @@ pub(crate) fn compile_names(
             return Err(crate::error::CorsConfigError::new(
                 field,
                 Some(name),
-                "`*` (any header) cannot be part of a list; use `*` alone, or list the headers"
-                    .to_owned(),
+                "`*` (any header) cannot be part of a list; use `*` alone, or list the headers",
             ));
         }
         let parsed = http::HeaderName::from_bytes(name.as_bytes()).map_err(|_| {
@@ -198,23 +171,32 @@ pub(crate) fn compile_names(
                 ),
             )
         })?;
-        let parsed = parsed.as_str();
-        if !lower.iter().any(|n| n == parsed) {
-            lower.push(parsed.to_owned());
+        lower.push(parsed.as_str().to_owned());
+    }
+    Ok(CompiledNames::new(lower))
+}
+
+impl CompiledNames {
+    /// `names` (tokens) without repeats, and their prebuilt comma-separated value.
+    pub(crate) fn new(names: Vec<String>) -> Self {
+        let mut unique: Vec<String> = Vec::with_capacity(names.len());
+        for name in names {
+            if !unique.contains(&name) {
+                unique.push(name);
+            }
+        }
+        let value = (!unique.is_empty()).then(|| {
+            crate::intern::static_value(&unique.join(", "))
+                .expect("tokens joined with `, ` are a header value")
+        });
+        CompiledNames {
+            names: unique
+                .into_iter()
+                .map(|name| name.into_bytes().into_boxed_slice())
+                .collect(),
+            value,
         }
     }
-    let value = if lower.is_empty() {
-        None
-    } else {
-        crate::intern::static_value(&lower.join(", "))
-    };
-    Ok(CompiledNames {
-        names: lower
-            .into_iter()
-            .map(|n| n.into_bytes().into_boxed_slice())
-            .collect(),
-        value,
-    })
 }
 
 #[cfg(test)]
@@ -230,7 +212,9 @@ mod tests {
             true
         })
         .map_err(|e| match e {
-            HeaderListError::Malformed(element) => String::from_utf8_lossy(element).into_owned(),
+            Refusal::MalformedRequestHeaders { element } => {
+                String::from_utf8_lossy(element).into_owned()
+            }
             other => format!("{other:?}"),
         })?;
         Ok((out, summary))
@@ -266,14 +250,20 @@ mod tests {
             .collect::<Vec<_>>()
             .join(",");
         let value = HeaderValue::from_str(&many).unwrap();
-        assert_eq!(parse([&value], |_| true), Err(HeaderListError::TooMany));
+        assert_eq!(
+            parse([&value], |_| true),
+            Err(Refusal::TooManyRequestHeaders)
+        );
         let long = HeaderValue::from_str(&"a".repeat(MAX_TOTAL_LEN + 1)).unwrap();
-        assert_eq!(parse([&long], |_| true), Err(HeaderListError::TooLong));
+        assert_eq!(
+            parse([&long], |_| true),
+            Err(Refusal::RequestHeadersTooLong)
+        );
     }
 
     /// The list as RFC 9110's `#rule` reads it, written the obvious way: the names before the
     /// first malformed element, and the error if there is one.
-    fn reference(lines: &[Vec<u8>]) -> (Vec<Vec<u8>>, Result<(), HeaderListError<'_>>) {
+    fn reference(lines: &[Vec<u8>]) -> (Vec<Vec<u8>>, Result<(), Refusal<'_>>) {
         let mut names = Vec::new();
         for line in lines {
             for element in line.split(|&b| b == b',') {
@@ -282,7 +272,10 @@ mod tests {
                     continue;
                 }
                 if !is_token(name) {
-                    return (names, Err(HeaderListError::Malformed(name)));
+                    return (
+                        names,
+                        Err(Refusal::MalformedRequestHeaders { element: name }),
+                    );
                 }
                 names.push(name.to_vec());
             }
@@ -335,7 +328,7 @@ mod tests {
         let value = HeaderValue::from_static("a, b");
         assert_eq!(
             parse([&value], |n| n == b"a"),
-            Err(HeaderListError::Refused(b"b"))
+            Err(Refusal::HeaderNotAllowed { name: "b" })
         );
     }
 }

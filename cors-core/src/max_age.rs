@@ -23,6 +23,7 @@ use crate::error::CorsConfigError;
 /// ```
 #[must_use]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Deserialize), serde(transparent))]
 pub struct MaxAge(u64);
 
 impl MaxAge {
@@ -47,9 +48,8 @@ impl MaxAge {
                 ),
             ));
         }
-        crate::intern::static_value(&self.0.to_string()).ok_or_else(|| {
-            CorsConfigError::new("max_age", None, "not a valid header value".to_owned())
-        })
+        crate::intern::static_value(&self.0.to_string())
+            .ok_or_else(|| CorsConfigError::new("max_age", None, "not a valid header value"))
     }
 }
 
@@ -62,14 +62,6 @@ impl From<u64> for MaxAge {
 impl From<Duration> for MaxAge {
     fn from(duration: Duration) -> Self {
         MaxAge(duration.as_secs())
-    }
-}
-
-#[cfg(feature = "serde")]
-impl<'de> serde::Deserialize<'de> for MaxAge {
-    /// A number of seconds.
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        u64::deserialize(deserializer).map(MaxAge)
     }
 }
 

@@ -465,21 +465,14 @@ impl CorsOptions {
     /// [`origin_set`](Self::origin_set) and [`tenant_origins`](Self::tenant_origins), then
     /// [`origin_fallback`](Self::origin_fallback).
     pub(crate) fn effective_origin(&self) -> AllowOrigin {
-        let beside_a_list = || {
-            self.origin
-                .clone()
-                .unwrap_or_else(|| AllowOrigin::list(Vec::<String>::new()))
-        };
-        let origin = match (&self.origin_set, &self.tenant_origins) {
-            (None, None) => self.origin.clone(),
-            (Some(set), None) => Some(beside_a_list().with_set_ref(set.clone())),
-            (None, Some(tenants)) => Some(beside_a_list().with_tenants_ref(tenants.clone())),
-            (Some(set), Some(tenants)) => Some(
-                beside_a_list()
-                    .with_set_ref(set.clone())
-                    .with_tenants_ref(tenants.clone()),
-            ),
-        };
+        let names_a_set = self.origin_set.is_some() || self.tenant_origins.is_some();
+        let origin = match &self.origin {
+            Some(origin) => Some(origin.clone()),
+            // A set goes beside a list, empty here.
+            None if names_a_set => Some(AllowOrigin::list(Vec::<String>::new())),
+            None => None,
+        }
+        .map(|origin| origin.with_sets(&self.origin_set, &self.tenant_origins));
         match (origin, &self.origin_fallback) {
             (origin, None) => origin.unwrap_or_default(),
             (None, Some(lookup)) => lookup.clone().into_fallback(),
@@ -802,6 +795,7 @@ impl CorsOptions {
 /// # Ok::<(), cors_axum_core::CorsConfigError>(())
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Deserialize), serde(transparent))]
 pub struct PreflightStatus(u64);
 
 impl PreflightStatus {
@@ -866,14 +860,6 @@ pub enum RejectedPreflight {
     NoCorsHeaders,
     /// `403 Forbidden`, which makes the refusal visible in logs and network panels.
     Forbidden,
-}
-
-#[cfg(feature = "serde")]
-impl<'de> serde::Deserialize<'de> for PreflightStatus {
-    /// A number, checked when the policy is compiled (a 2xx status).
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        u64::deserialize(deserializer).map(PreflightStatus)
-    }
 }
 
 #[cfg(all(test, feature = "serde"))]

@@ -133,6 +133,19 @@ pub(crate) fn parse(input: &[u8]) -> Result<ParsedOrigin<'_>, OriginSyntaxError>
     })
 }
 
+/// Whether `origin` is an origin as browsers serialize it into `Origin`: `scheme://host[:port]`,
+/// scheme and host lowercase, without the scheme's default port (`null` is not one).
+///
+/// ```
+/// use cors_axum_core::is_serialized_origin;
+///
+/// assert!(is_serialized_origin("https://app.example"));
+/// assert!(!is_serialized_origin("https://App.example:443"));
+/// ```
+pub fn is_serialized_origin(origin: &str) -> bool {
+    parse(origin.as_bytes()).is_ok_and(|parsed| parsed.canonical.is_some())
+}
+
 /// Why the authority that starts `rest` is not an origin's, parsing having stopped in its port
 /// (`in_port`) or its host: whatever follows the authority, or user information, first, as the
 /// fix is to remove them.

@@ -214,8 +214,8 @@ impl OriginSet {
         R: IntoIterator,
         R::Item: AsRef<str>,
     {
-        let (inserted, errors) = checked(insert);
-        let (removed, _) = checked(remove);
+        let (inserted, errors) = checked(insert.into_iter().map(|o| entry(o.as_ref())));
+        let (removed, _) = checked(remove.into_iter().map(|o| entry(o.as_ref())));
         if !inserted.is_empty() || !removed.is_empty() {
             self.change(|snapshot| {
                 let mut changed = false;
@@ -238,7 +238,7 @@ impl OriginSet {
         I: IntoIterator,
         I::Item: AsRef<str>,
     {
-        let (entries, errors) = checked(origins);
+        let (entries, errors) = checked(origins.into_iter().map(|o| entry(o.as_ref())));
         let mut snapshot = Snapshot::default();
         let mut table = HashSet::with_capacity(entries.len());
         for entry in entries {
@@ -298,21 +298,19 @@ impl OriginSet {
     }
 }
 
-/// The entries that pass the checks, and the errors of the others.
-fn checked<I>(origins: I) -> (Vec<ConfiguredOrigin>, Vec<CorsConfigError>)
-where
-    I: IntoIterator,
-    I::Item: AsRef<str>,
-{
-    let mut entries = Vec::new();
+/// The entries that passed their checks, and the errors of the others.
+pub(crate) fn checked<T>(
+    entries: impl IntoIterator<Item = Result<T, CorsConfigError>>,
+) -> (Vec<T>, Vec<CorsConfigError>) {
+    let mut passed = Vec::new();
     let mut errors = Vec::new();
-    for origin in origins {
-        match entry(origin.as_ref()) {
-            Ok(entry) => entries.push(entry),
+    for entry in entries {
+        match entry {
+            Ok(entry) => passed.push(entry),
             Err(error) => errors.push(error),
         }
     }
-    (entries, errors)
+    (passed, errors)
 }
 
 impl fmt::Debug for OriginSet {

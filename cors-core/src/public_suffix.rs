@@ -101,7 +101,7 @@ mod listed {
         RULES.get_or_init(|| read(LIST))
     }
 
-    fn read(list: &'static str) -> Rules {
+    pub(super) fn read(list: &'static str) -> Rules {
         let mut rules = Rules {
             exact: HashMap::new(),
             wildcard: HashMap::new(),
@@ -122,35 +122,6 @@ mod listed {
             }
         }
         rules
-    }
-
-    #[cfg(test)]
-    mod tests {
-        use super::*;
-
-        #[test]
-        fn the_compiled_in_list_has_both_sections_and_every_kind_of_rule() {
-            let rules = rules();
-            assert_eq!(rules.exact.get("co.uk"), Some(&Section::Icann));
-            assert_eq!(rules.exact.get("github.io"), Some(&Section::Private));
-            assert_eq!(rules.wildcard.get("ck"), Some(&Section::Icann));
-            assert!(rules.exception.contains("www.ck"));
-            assert!(
-                rules.exact.len() > 5_000,
-                "{} rules read",
-                rules.exact.len()
-            );
-        }
-
-        #[test]
-        fn a_private_marker_switches_the_section_and_comments_are_skipped() {
-            let rules = read("// c\na.b\n*.w.x\n!e.w.x\n// ===BEGIN PRIVATE DOMAINS===\n\n p.q \n");
-            assert_eq!(rules.exact.get("a.b"), Some(&Section::Icann));
-            assert_eq!(rules.exact.get("p.q"), Some(&Section::Private));
-            assert_eq!(rules.wildcard.get("w.x"), Some(&Section::Icann));
-            assert!(rules.exception.contains("e.w.x"));
-            assert_eq!(rules.exact.len(), 2);
-        }
     }
 }
 
@@ -303,5 +274,32 @@ mod tests {
             assert_eq!(err.value(), Some("co.uk"));
             assert!(OwnedSuffixes::compile(&["github.io".to_owned()]).is_ok());
         }
+    }
+
+    #[cfg(feature = "public-suffix")]
+    #[test]
+    fn the_compiled_in_list_has_both_sections_and_every_kind_of_rule() {
+        let rules = listed::rules();
+        assert_eq!(rules.exact.get("co.uk"), Some(&Section::Icann));
+        assert_eq!(rules.exact.get("github.io"), Some(&Section::Private));
+        assert_eq!(rules.wildcard.get("ck"), Some(&Section::Icann));
+        assert!(rules.exception.contains("www.ck"));
+        assert!(
+            rules.exact.len() > 5_000,
+            "{} rules read",
+            rules.exact.len()
+        );
+    }
+
+    #[cfg(feature = "public-suffix")]
+    #[test]
+    fn a_private_marker_switches_the_section_and_comments_are_skipped() {
+        let rules =
+            listed::read("// c\na.b\n*.w.x\n!e.w.x\n// ===BEGIN PRIVATE DOMAINS===\n\n p.q \n");
+        assert_eq!(rules.exact.get("a.b"), Some(&Section::Icann));
+        assert_eq!(rules.exact.get("p.q"), Some(&Section::Private));
+        assert_eq!(rules.wildcard.get("w.x"), Some(&Section::Icann));
+        assert!(rules.exception.contains("e.w.x"));
+        assert_eq!(rules.exact.len(), 2);
     }
 }

@@ -4,7 +4,12 @@ use std::fmt;
 
 use http::HeaderValue;
 
-use crate::header_list::{HeaderListError, MAX_NAMES, MAX_TOTAL_LEN};
+/// Most names accepted in one `Access-Control-Request-Headers` list. Browsers send only the
+/// non-safelisted headers a script set, a handful in practice.
+pub(crate) const MAX_NAMES: usize = 64;
+
+/// Most bytes accepted across all `Access-Control-Request-Headers` lines.
+pub(crate) const MAX_TOTAL_LEN: usize = 4096;
 
 /// Why the engine refuses a request, or why a browser will not let the script read its answer.
 ///
@@ -219,21 +224,6 @@ impl fmt::Display for Refusal<'_> {
 }
 
 impl std::error::Error for Refusal<'_> {}
-
-impl<'a> From<HeaderListError<'a>> for Refusal<'a> {
-    fn from(error: HeaderListError<'a>) -> Self {
-        match error {
-            HeaderListError::TooMany => Refusal::TooManyRequestHeaders,
-            HeaderListError::TooLong => Refusal::RequestHeadersTooLong,
-            HeaderListError::Refused(name) => match std::str::from_utf8(name) {
-                // A refused name is a token, so ASCII; the other arm only keeps this total.
-                Ok(name) => Refusal::HeaderNotAllowed { name },
-                Err(_) => Refusal::MalformedRequestHeaders { element: name },
-            },
-            HeaderListError::Malformed(element) => Refusal::MalformedRequestHeaders { element },
-        }
-    }
-}
 
 #[cfg(test)]
 mod tests {

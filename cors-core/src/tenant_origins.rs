@@ -16,7 +16,7 @@ use hashbrown::{HashMap, HashSet};
 
 use crate::error::CorsConfigError;
 use crate::origin::{ConfiguredOrigin, OriginPattern, ParsedOrigin, holds, parse};
-use crate::origin_set::entry;
+use crate::origin_set::{checked, entry};
 use crate::request::CorsRequest;
 use crate::set_ref::NamedSet;
 use crate::tenant_key::{MAX_KEY_LEN, TenantKey};
@@ -331,14 +331,10 @@ impl TenantOrigins {
         T: AsRef<str>,
         O: AsRef<str>,
     {
-        let mut errors = Vec::new();
-        let mut keys = Vec::new();
-        for tenant in tenants {
-            match self.shared.key.entry(tenant.as_ref()) {
-                Ok(key) => keys.push(key),
-                Err(error) => errors.push(error),
-            }
-        }
+        let keys = tenants
+            .into_iter()
+            .map(|t| self.shared.key.entry(t.as_ref()));
+        let (keys, mut errors) = checked(keys);
         let (entries, refused) = self.checked(entries);
         errors.extend(refused);
         self.change(|change| {
@@ -417,15 +413,11 @@ impl TenantOrigins {
         T: AsRef<str>,
         O: AsRef<str>,
     {
-        let mut checked = Vec::new();
-        let mut errors = Vec::new();
-        for (tenant, origin) in entries {
-            match self.entry(tenant.as_ref(), origin.as_ref()) {
-                Ok(entry) => checked.push(entry),
-                Err(error) => errors.push(error),
-            }
-        }
-        (checked, errors)
+        checked(
+            entries
+                .into_iter()
+                .map(|(tenant, origin)| self.entry(tenant.as_ref(), origin.as_ref())),
+        )
     }
 
     fn writer(&self) -> std::sync::MutexGuard<'_, ()> {

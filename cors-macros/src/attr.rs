@@ -126,13 +126,13 @@ impl LevelArgs {
         })
     }
 
-    /// The guards, as `GuardFn` values for state `state`.
+    /// The guards, each with its check and its declaration, for state `state`.
     pub(crate) fn guards(&self, state: &TokenList) -> Vec<TokenStream> {
         let private = private();
         self.guards
             .iter()
             .flatten()
-            .map(|guard| quote_spanned!(guard.span()=> #private::guard::<#guard, #state>()))
+            .map(|guard| quote_spanned!(guard.span()=> #private::guard::<#guard, #state, _>()))
             .collect()
     }
 

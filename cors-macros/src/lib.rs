@@ -71,7 +71,7 @@ use proc_macro::TokenStream;
 /// | `state = T` | the handlers extract `State<T>` (or parts of `T` through `FromRef`); the controller goes in modules declared with `state: T`. Without it, the state is read from the handlers' `State<T>` arguments, if they take one |
 /// | `providers = [ProviderBuilder::new().use_value(v), ..]` | values for `Inject<T>` in these routes, more specific than the module's |
 /// | `cors = CorsOptions::new()...` | CORS options of these routes, merged over the module's; `cors = false` switches CORS off |
-/// | `guards = [G, ..]` | extractor types run before each handler; a rejection answers instead |
+/// | `guards = [G, ..]` | guards (`Guard<S>` types or extractors) run before each handler; a rejection answers instead |
 /// | `layers = [layer, ..]` | tower layers (such as `axum::middleware::from_fn(f)`) around each route |
 /// | `openapi = false` | leaves these routes out of the OpenAPI document (feature `openapi`); `openapi = true` lists them where their module leaves its routes out |
 ///
@@ -235,7 +235,7 @@ pub fn route(args: TokenStream, item: TokenStream) -> TokenStream {
 /// | `controllers: [..]` | controller types |
 /// | `providers_per_rou: [..]` or `providers_per_route: [..]` | `ProviderBuilder::new().use_value(v)`: values for `Inject<T>` in this module's routes; `CorsOptions` among them are this module's CORS options. The two spellings are one key (`providers_per_rou` is the original framework's); messages name the one the module wrote |
 /// | `state: T` | the module's routes extract `State<T>`; `router()` returns `Router<T>`, to be given its state with `.with_state(..)` |
-/// | `guards: [..]` | extractor types run before the handlers of this module and of the modules it imports |
+/// | `guards: [..]` | guards (`Guard<S>` types or extractors) run before the handlers of this module and of the modules it imports |
 /// | `layers: [..]` | tower layers around the routes of this module and of the modules it imports, inside CORS |
 /// | `openapi: false` | leaves the routes of this module and of the modules it imports out of the OpenAPI document (feature `openapi`); an imported module with `openapi: true`, a controller or a route with `openapi = true` is listed again |
 ///

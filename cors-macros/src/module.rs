@@ -198,7 +198,6 @@ fn generate(decl: &ModuleDecl) -> syn::Result<TokenStream> {
 /// The calls on the module's `ModuleDefinition` that declare what the module lists, each
 /// spanned at its entry, so that a type error names the entry rather than the whole macro.
 fn definition_calls(decl: &ModuleDecl) -> TokenStream {
-    let private = private();
     let checks = checks_path();
     let imports =
         (decl.imports.iter()).map(|import| quote_spanned!(import.span()=> .import(#import)));
@@ -213,17 +212,8 @@ fn definition_calls(decl: &ModuleDecl) -> TokenStream {
             .controller_ref(<#controller as #checks::ListedInAnyState>::controller_ref_any::<__S>())
         },
     });
-    // Each guard, what it says in an OpenAPI document and what it declares it injects (its
-    // type is known here, not in the generic `guard::<G>()`).
-    let guards = decl.guards.iter().map(|guard| {
-        let describe = crate::openapi::guard_description(guard);
-        let declare = crate::route::declare_guard(guard);
-        quote_spanned! {guard.span()=>
-            .guard::<#guard>()
-            .describe_guard(#describe)
-            .declare_guard(|__needs: &mut #private::Needs| { #declare })
-        }
-    });
+    let guards =
+        (decl.guards.iter()).map(|guard| quote_spanned!(guard.span()=> .guard::<#guard, _>()));
     let layers = (decl.layers.iter()).map(|layer| quote_spanned!(layer.span()=> .layer(#layer)));
     let openapi = (decl.openapi.iter())
         .map(|listed| quote_spanned!(listed.span()=> .listed_in_openapi(#listed)));

@@ -1,6 +1,6 @@
 //! What a route says in an OpenAPI document: its handler's doc comment, the details of its
 //! `#[utoipa::path(..)]`, the traits of the probes of its types; `Route::docs` writes the
-//! function that probes its argument, result and guard types.
+//! function that probes its argument and result types.
 //!
 //! Written only with this crate's `openapi` feature, which `cors-axum`'s own `openapi` feature
 //! enables (cargo unifies the features of the one build of this crate, so the macro sees it
@@ -139,21 +139,8 @@ pub(crate) fn probe_traits() -> TokenStream {
     let private = private();
     quote! {
         #[allow(unused_imports)]
-        use #private::{DeclareScheme as _, DescribeArgument as _, DescribeOutput as _};
+        use #private::{DescribeArgument as _, DescribeOutput as _};
     }
-}
-
-/// A function that declares the security scheme of module guard `guard`, if it has one.
-pub(crate) fn guard_description(guard: &Type) -> TokenStream {
-    let private = private();
-    quote! {{
-        #[allow(unused_imports, clippy::needless_borrow)]
-        fn __describe(__draft: &mut #private::OperationDraft) {
-            use #private::DeclareScheme as _;
-            (&&#private::Probe::<#guard>::new()).declare_scheme(__draft);
-        }
-        __describe
-    }}
 }
 
 /// Whether a type's `tokens` name an `impl Trait`, which cannot be named outside its function.

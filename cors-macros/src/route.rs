@@ -91,15 +91,11 @@ impl Route {
         let (router_fn, span, layered) =
             self.router_fn(&router_name, &arguments, self_ty, params, level);
         let receiver = matches!(self.item.sig.inputs.first(), Some(FnArg::Receiver(_)));
-        let route_guards: Vec<&Type> = (level.guards.iter())
-            .chain(&self.args.level.guards)
-            .flatten()
-            .collect();
-        let needs = needs_arm(index, receiver, &arguments, self_ty, &route_guards);
+        let needs = needs_arm(index, receiver, &arguments, self_ty);
         // Asked first: without the feature, nothing of the route's types is needed.
         let (doc_fn, doc) = match cfg!(feature = "openapi") {
             false => (TokenStream::new(), TokenStream::new()),
-            true => self.docs(index, &arguments, self_ty, &route_guards, level),
+            true => self.docs(index, &arguments, self_ty, level),
         };
         let providers_name = format_ident!("__cors_route_providers_{}", index);
         let providers_fn = self.args.level.providers_fn(&providers_name);
@@ -212,7 +208,6 @@ impl Route {
         index: usize,
         arguments: &[(Ident, TokenList)],
         self_ty: &Type,
-        guards: &[&Type],
         controller: &LevelArgs,
     ) -> (TokenStream, TokenStream) {
         let private = private();
@@ -238,7 +233,6 @@ impl Route {
             fn #name(__draft: &mut #private::OperationDraft) {
                 #((&&&&&#private::Probe::<#arguments>::new()).describe_argument(__draft);)*
                 #((&&&#private::Probe::<#output>::new()).describe_output(__draft);)*
-                #((&&#private::Probe::<#guards>::new()).declare_scheme(__draft);)*
                 #details
             }
         };
@@ -332,7 +326,6 @@ fn needs_arm(
     receiver: bool,
     arguments: &[(Ident, TokenList)],
     self_ty: &Type,
-    guards: &[&Type],
 ) -> TokenStream {
     let private = private();
     // A `&self` route's controller, probed like an argument: a struct controller declares the
@@ -341,28 +334,12 @@ fn needs_arm(
     let types = controller
         .into_iter()
         .chain(arguments.iter().map(|(_, ty)| ty.to_token_stream()));
-    let guard_needs = guards.iter().map(|guard| declare_guard(guard));
     // The probes' trait is imported once for the controller (`#[controller]`'s `const` block).
     quote! {
         #index => {
             #((&&&#private::Probe::<#types>::new()).declare(__needs);)*
-            #(#guard_needs)*
         }
     }
-}
-
-/// The statement that declares guard `guard` into `__needs`: its name, and what it takes when
-/// it implements `GuardInjects`.
-pub(crate) fn declare_guard(guard: &Type) -> TokenStream {
-    let private = private();
-    quote! {{
-        #[allow(unused_imports)]
-        use #private::DeclareGuard as _;
-        // Two references: the `GuardInjects` impl matches with one fewer, the name-only one
-        // with none (see `cors-axum/src/needs.rs`).
-        let __probe = &&#private::Probe::<#guard>::new();
-        __probe.declare_guard(__needs);
-    }}
 }
 
 /// The typed arguments of a handler (after any receiver), named `__argN`, with `Self` replaced.

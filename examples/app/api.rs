@@ -12,9 +12,9 @@ use axum::extract::{FromRef, FromRequestParts, Path, State};
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, StatusCode, header};
 use cors_axum::CorsOptions;
-use cors_axum::app::ApplicationBuilder;
+use cors_axum::app::{ApplicationBuilder, Guard, GuardDeclaration};
 use cors_axum::cors::CorsReload;
-use cors_axum::openapi::{GuardSecurity, OpenapiModule};
+use cors_axum::openapi::OpenapiModule;
 use cors_axum::prelude::*;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -70,14 +70,17 @@ pub(crate) struct ApiToken(pub(crate) String);
 /// headers like any other answer, so the page can read it.
 pub(crate) struct Bearer;
 
-impl<S: Send + Sync> FromRequestParts<S> for Bearer {
+/// `declare`: `Bearer` takes the `ApiToken` provided at start (without it, the router build
+/// fails), and in the OpenAPI document the routes it guards require a bearer token, so that a
+/// documentation page sends one.
+impl<S: Send + Sync> Guard<S> for Bearer {
     type Rejection = (
         StatusCode,
         [(header::HeaderName, &'static str); 1],
         &'static str,
     );
 
-    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+    async fn check(parts: &mut Parts, state: &S) -> Result<(), Self::Rejection> {
         let unauthorized = (
             StatusCode::UNAUTHORIZED,
             [(header::WWW_AUTHENTICATE, "Bearer")],
@@ -94,24 +97,14 @@ impl<S: Send + Sync> FromRequestParts<S> for Bearer {
             .and_then(|value| value.to_str().ok())
             .and_then(|value| value.strip_prefix("Bearer "));
         match sent {
-            Some(sent) if sent == token => Ok(Bearer),
+            Some(sent) if sent == token => Ok(()),
             _ => Err(unauthorized),
         }
     }
-}
 
-/// `Bearer` takes the `ApiToken` provided at start: without it, the router build fails.
-impl cors_axum::app::GuardInjects for Bearer {
-    type Injects = (ApiToken,);
-}
-
-/// In the OpenAPI document, the routes `Bearer` guards require a bearer token, so that a
-/// documentation page sends one.
-impl GuardSecurity for Bearer {
-    const NAME: &'static str = "bearerAuth";
-
-    fn scheme() -> SecurityScheme {
-        SecurityScheme::Http(Http::new(HttpAuthScheme::Bearer))
+    fn declare(guard: &mut GuardDeclaration) {
+        let scheme = SecurityScheme::Http(Http::new(HttpAuthScheme::Bearer));
+        guard.inject::<ApiToken>().security("bearerAuth", scheme);
     }
 }
 

@@ -8,7 +8,7 @@
 
 use std::sync::OnceLock;
 
-use cors_axum_core::browser::{CredentialsMode, ScriptRequest};
+use cors_audit::browser::{CredentialsMode, ScriptRequest};
 use cors_axum_core::header::SEC_FETCH_SITE;
 use cors_axum_core::{
     AllowHeaders, AllowMethods, AllowOrigin, CorsOptions, CorsPolicy, CorsRequest, OriginAnswer,

@@ -13,5 +13,7 @@ mod run;
 mod servers;
 
 mod audit;
+mod browser_model;
 mod limits;
+mod oracle;
 mod routes;

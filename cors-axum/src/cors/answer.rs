@@ -54,14 +54,8 @@ impl<B> tower_service::Service<Request<B>> for FixedAnswer {
         Poll::Ready(Ok(()))
     }
 
-    fn call(&mut self, _: Request<B>) -> Self::Future {
-        self.answer()
-    }
-}
-
-impl FixedAnswer {
     /// The answer, whatever the request.
-    pub(crate) fn answer(&self) -> std::future::Ready<Result<Response, Infallible>> {
+    fn call(&mut self, _: Request<B>) -> Self::Future {
         let mut response = Response::new(Body::empty());
         *response.status_mut() = self.status;
         if let Some(allow) = &self.allow {

@@ -152,7 +152,7 @@ where
                         } else {
                             ResponseCredentials::Policy
                         };
-                        if state.decision().write_headers(headers, credentials) {
+                        if state.decision.write_headers(headers, credentials) {
                             warn_any_origin_with_credentials();
                         }
                     }

@@ -54,29 +54,15 @@ impl Imported {
 /// own: kept for reloads, which make the plans again from it.
 #[derive(Debug)]
 pub(crate) struct ModuleRecipe {
-    pub(super) module: &'static str,
+    pub(crate) module: &'static str,
     /// How the module spells its providers key, for messages.
-    pub(super) providers_key: &'static str,
-    pub(super) imported: Arc<Imported>,
+    pub(crate) providers_key: &'static str,
+    pub(crate) imported: Arc<Imported>,
     /// The module's own options (`providers_per_rou`).
-    pub(super) provided: Option<CorsOptions>,
+    pub(crate) provided: Option<CorsOptions>,
 }
 
 impl ModuleRecipe {
-    pub(crate) fn new(
-        module: &'static str,
-        providers_key: &'static str,
-        imported: Arc<Imported>,
-        provided: Option<CorsOptions>,
-    ) -> Self {
-        Self {
-            module,
-            providers_key,
-            imported,
-            provided,
-        }
-    }
-
     /// Whether the paths of `self` and `other` get the same plans: the same imports, and no
     /// options of their own. Two modules may then share a path.
     pub(crate) fn same_plans_as(&self, other: &ModuleRecipe) -> bool {

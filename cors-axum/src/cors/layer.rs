@@ -51,10 +51,9 @@ impl CorsLayer {
     /// Validates `options` and builds the layer.
     pub fn new(options: CorsOptions) -> Result<Self, CorsConfigError> {
         let plan = Arc::new(PathPlan::single(RoutePlan::compile(&options, None)?));
-        let layer = Self::for_path(PathCors::new(PlanSource::Static(plan), None, true));
         Ok(Self {
+            cors: PathCors::new(PlanSource::Static(plan), None, true),
             options: Some(Arc::new(options)),
-            ..layer
         })
     }
 

@@ -8,7 +8,6 @@
 //! table of plans, made the same way, whole.
 
 pub(crate) mod answer;
-mod bind;
 mod future;
 pub(crate) mod imported;
 mod layer;

@@ -5,15 +5,15 @@
 //! to the module (`imported.rs`), the application's options (`.provide(..)` of its builder,
 //! which a reload replaces), the module's `providers_per_rou`, the controller's, the route's. A
 //! level that switches CORS off (`enabled(false)`) or passes preflights through is a value of
-//! that merge like any other.
+//! that merge like any other. The values an origin decision takes are bound from the module's
+//! providers as its plans are made.
 
 use std::sync::Arc;
 
-use cors_axum_core::CorsOptions;
+use cors_axum_core::{CorsConfigError, CorsOptions};
 use http::Method;
 use rustc_hash::FxHashMap;
 
-use super::bind::bind;
 use super::imported::ModuleRecipe;
 use super::plan::{PathPlan, RoutePlan};
 use super::plan_error::{PlanError, cors_error, validate};
@@ -133,16 +133,21 @@ impl ModulePlanner {
     pub(crate) fn unknown_path(&self) -> Result<PathPlan, PlanError> {
         if !self.options.is_enabled() {
             // No handler answers an unknown path, so nothing upgrades there.
-            let plan = RoutePlan::off(&self.options, false)
-                .map_err(|source| cors_error(self.recipe.module, self.given_in(), source))?;
-            return Ok(PathPlan::single(plan));
+            return Ok(PathPlan::single(self.off()?));
         }
         Ok(PathPlan::single(self.compile(&self.options, None, None)?))
     }
 
-    /// Where the module's options were given, for errors.
-    fn given_in(&self) -> String {
-        format!("the CORS options of `{}`", self.recipe.module)
+    /// The module's options switched off where no route upgrades a connection: the checks
+    /// that stay on, without the WebSocket handshake's.
+    fn off(&self) -> Result<RoutePlan, PlanError> {
+        RoutePlan::off(&self.options, false).map_err(|source| self.invalid(source))
+    }
+
+    /// The error of the module's options, invalid.
+    fn invalid(&self, source: CorsConfigError) -> PlanError {
+        let module = self.recipe.module;
+        cors_error(module, format!("the CORS options of `{module}`"), source)
     }
 
     /// The plan of a path where some routes have options of their own.
@@ -183,8 +188,7 @@ impl ModulePlanner {
                 .iter()
                 .all(|(_, p)| matches!(p, RoutePlan::Off { .. }))
         {
-            default = RoutePlan::off(&self.options, false)
-                .map_err(|source| cors_error(self.recipe.module, self.given_in(), source))?;
+            default = self.off()?;
         }
         // `HEAD` is answered by the `GET` route unless the path has a `HEAD` route of its own.
         let has_head = routes.iter().any(|r| r.method == Method::HEAD);
@@ -214,17 +218,14 @@ impl ModulePlanner {
         methods: Option<&[Method]>,
         route: Option<(&RouteOptions, &str, &str)>,
     ) -> Result<RoutePlan, PlanError> {
-        RoutePlan::compile(options, methods).map_err(|source| {
-            let module = self.recipe.module;
-            match route {
-                Some((route, path, given_in)) => PlanError::Invalid {
-                    module,
-                    route: Some(format!("{} {path}", route.method)),
-                    given_in: given_in.to_owned(),
-                    source: Box::new(source),
-                },
-                None => cors_error(module, self.given_in(), source),
-            }
+        RoutePlan::compile(options, methods).map_err(|source| match route {
+            Some((route, path, given_in)) => PlanError::Invalid {
+                module: self.recipe.module,
+                route: Some(format!("{} {path}", route.method)),
+                given_in: given_in.to_owned(),
+                source: Box::new(source),
+            },
+            None => self.invalid(source),
         })
     }
 }
@@ -238,4 +239,32 @@ fn given_in(route: &RouteOptions, level: CorsLevel) -> String {
         ),
         _ => format!("`#[controller(..)]` of `{}`", route.controller),
     }
+}
+
+/// `options` with the values their origin decisions take (`AllowOrigin::async_predicate_with`)
+/// bound from `values`, the providers of the module they decide for.
+fn bind(
+    options: CorsOptions,
+    values: &ProviderScope,
+    recipe: &ModuleRecipe,
+    given_in: &str,
+) -> Result<CorsOptions, PlanError> {
+    let module = recipe.module;
+    let needed = options.needed_values();
+    if needed.is_empty() {
+        return Ok(options);
+    }
+    let missing = needed.iter().find(|(id, _)| !values.provides(*id));
+    options
+        .with_values(|id| values.value(id))
+        .map_err(|source| match missing {
+            Some((_, type_name)) => PlanError::MissingValue {
+                module,
+                providers_key: recipe.providers_key,
+                given_in: given_in.to_owned(),
+                type_name,
+                source: Box::new(source),
+            },
+            None => cors_error(module, given_in.to_owned(), source),
+        })
 }

@@ -321,12 +321,11 @@ impl PathCors {
         reason: &dyn std::fmt::Display,
     ) -> Response {
         self.refused(request, kind, reason);
-        let mut headers = HeaderMap::new();
-        headers.insert(
-            header::VARY,
-            HeaderValue::from_static("Origin, Sec-Fetch-Site"),
-        );
-        answer(StatusCode::FORBIDDEN, headers, Body::from("Forbidden\n"))
+        let mut response = Response::new(Body::from("Forbidden\n"));
+        *response.status_mut() = StatusCode::FORBIDDEN;
+        let vary = HeaderValue::from_static("Origin, Sec-Fetch-Site");
+        response.headers_mut().insert(header::VARY, vary);
+        response
     }
 
     /// Logs, at debug level, a CORS request that gets no grant: its route, its origin and why.
@@ -339,14 +338,6 @@ impl PathCors {
             "CORS {kind} refused: {reason}"
         );
     }
-}
-
-/// A response with `status`, `headers` and `body`.
-fn answer(status: StatusCode, headers: HeaderMap, body: Body) -> Response {
-    let mut response = Response::new(body);
-    *response.status_mut() = status;
-    *response.headers_mut() = headers;
-    response
 }
 
 /// The host a request is for, as cross-origin protection compares it with `Origin`: its `Host`

@@ -14,7 +14,8 @@ use http::{HeaderMap, HeaderValue, StatusCode, header};
 /// through the request's extensions.
 #[derive(Debug)]
 pub(crate) struct ResponseState {
-    decision: ActualDecision,
+    /// The CORS decision on the request, to write into its response.
+    pub(super) decision: ActualDecision,
     /// The `Set-Cookie` values handlers asked for.
     cookies: Mutex<Vec<HeaderValue>>,
     credentialed: AtomicBool,
@@ -28,11 +29,6 @@ impl ResponseState {
             cookies: Mutex::new(Vec::new()),
             credentialed: AtomicBool::new(false),
         }
-    }
-
-    /// The CORS decision on the request, to write into its response.
-    pub(crate) fn decision(&self) -> &ActualDecision {
-        &self.decision
     }
 
     /// The cookies handlers set. A handler that panicked while holding the lock left a valid
@@ -178,7 +174,7 @@ impl<S: Send + Sync> FromRequestParts<S> for CorsService {
             .get::<Arc<ResponseState>>()
             .ok_or(CorsServiceRejection)?;
         Ok(CorsService {
-            same_site: is_same_host(request.decision(), parts),
+            same_site: is_same_host(&request.decision, parts),
             request: request.clone(),
         })
     }

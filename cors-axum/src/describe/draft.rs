@@ -16,7 +16,7 @@ use utoipa::openapi::security::SecurityScheme;
 use utoipa::openapi::{Content, Ref, RefOr, Required, Response};
 
 #[cfg(feature = "openapi")]
-use crate::openapi::security::GuardSecurity;
+use crate::guard::GuardDeclaration;
 
 /// Fills the draft of a route's operation with what its argument, result and guard types and
 /// its `#[utoipa::path(..)]` say.
@@ -173,9 +173,12 @@ impl OperationDraft {
         self.response = Some(("default", response));
     }
 
-    pub(crate) fn scheme<G: GuardSecurity>(&mut self) {
-        if !self.security.iter().any(|(name, _)| *name == G::NAME) {
-            self.security.push((G::NAME, G::scheme()));
+    /// The security schemes a guard declares.
+    pub(crate) fn guard(&mut self, declaration: &GuardDeclaration) {
+        for (name, scheme) in &declaration.security {
+            if !self.security.iter().any(|(known, _)| known == name) {
+                self.security.push((*name, scheme.clone()));
+            }
         }
     }
 

@@ -1,9 +1,7 @@
 //! What a route's types say for its operation, found at compile time with the probes of
 //! [`needs`](crate::needs): `#[controller]` writes `(&&&&&Probe::<Type>::new())
-//! .describe_argument(draft)` for each argument, `(&&&Probe::<Type>::new())
-//! .describe_output(draft)` for the result and `(&&Probe::<Type>::new()).declare_scheme(draft)`
-//! for each guard. Method
-//! resolution takes the impl with the most references whose bounds the type meets, and the
+//! .describe_argument(draft)` for each argument and `(&&&Probe::<Type>::new())
+//! .describe_output(draft)` for the result. Method resolution takes the impl with the most references whose bounds the type meets, and the
 //! do-nothing impl for `Probe<T>` when none does; without the `openapi` feature only those are
 //! left.
 //!
@@ -20,8 +18,8 @@
 //! `String` and `&'static str` a `200` text response. With a status chosen by the handler,
 //! `(StatusCode, Json<T>)`, `(StatusCode, String)`, `(StatusCode, &'static str)` (each also in
 //! `Result<_, E>`) are the same body under `default`, and a bare `StatusCode` is a `default`
-//! response without a body: the status is known only when the handler answers. A guard that
-//! implements [`GuardSecurity`](crate::openapi::GuardSecurity) adds its scheme.
+//! response without a body: the status is known only when the handler answers. Guards declare
+//! their security schemes themselves ([`Guard::declare`](crate::app::Guard::declare)).
 
 use super::draft::OperationDraft;
 use crate::needs::Probe;
@@ -36,9 +34,6 @@ use http::StatusCode;
 use utoipa::openapi::path::ParameterIn;
 #[cfg(feature = "openapi")]
 use utoipa::{IntoParams, PartialSchema, ToSchema};
-
-#[cfg(feature = "openapi")]
-use crate::openapi::security::GuardSecurity;
 
 /// Describes a handler's argument: `Json<Vec<T>>` (with four references), `Path<T>` and
 /// `Query<T>` of `IntoParams` types and `Json<T>` (three), `Path<T>` of one parameter (two),
@@ -61,17 +56,6 @@ pub trait DescribeOutput {
 
 impl<T: ?Sized> DescribeOutput for Probe<T> {
     fn describe_output(&self, _: &mut OperationDraft) {}
-}
-
-/// Declares the security scheme of a guard that has one (with one reference); nothing for
-/// the others.
-pub trait DeclareScheme {
-    /// Adds the scheme to `draft`.
-    fn declare_scheme(&self, draft: &mut OperationDraft);
-}
-
-impl<T: ?Sized> DeclareScheme for Probe<T> {
-    fn declare_scheme(&self, _: &mut OperationDraft) {}
 }
 
 #[cfg(feature = "openapi")]
@@ -223,13 +207,6 @@ impl DescribeOutput for &Probe<StatusCode> {
 impl<E> DescribeOutput for &Probe<Result<StatusCode, E>> {
     fn describe_output(&self, draft: &mut OperationDraft) {
         draft.status_only();
-    }
-}
-
-#[cfg(feature = "openapi")]
-impl<G: GuardSecurity> DeclareScheme for &Probe<G> {
-    fn declare_scheme(&self, draft: &mut OperationDraft) {
-        draft.scheme::<G>();
     }
 }
 

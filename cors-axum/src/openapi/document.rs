@@ -12,6 +12,7 @@ use utoipa::openapi::{Components, Deprecated, Info, OpenApi, Paths, RefOr, Requi
 
 use super::module::OpenapiModuleWith;
 use crate::describe::draft::{Describe, Details, OperationDraft, RouteDoc};
+use crate::guard::GuardDeclaration;
 use crate::methods::method_rank;
 
 /// What a document is made from, handed over by the walk once the modules it covers are
@@ -36,6 +37,8 @@ pub(crate) struct DocumentedRoute {
     pub(crate) controller: &'static str,
     pub(crate) handler: &'static str,
     pub(crate) doc: &'static RouteDoc,
+    /// What the route's own guards and its controller's declare.
+    pub(crate) guards: Vec<fn() -> GuardDeclaration>,
 }
 
 /// The operation ids given so far, and the components and tags met.
@@ -119,6 +122,9 @@ impl DocumentSource {
         (route.doc.details)(&mut draft);
         for describe in &self.module_guards[route.module] {
             describe(&mut draft);
+        }
+        for declaration in &route.guards {
+            draft.guard(&declaration());
         }
         let (mut operation, tags) = match draft.details.take() {
             Some(Details { operation, tags }) => (operation, tags),

@@ -58,8 +58,6 @@
 
 pub(crate) mod document;
 pub(crate) mod module;
-pub(crate) mod security;
 pub(crate) mod serve;
 
 pub use module::{OpenapiModule, OpenapiModuleWith};
-pub use security::GuardSecurity;

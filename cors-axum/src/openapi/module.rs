@@ -17,7 +17,7 @@ pub(crate) const DEFAULT_PATH: &str = "/openapi.json";
 /// (`Controller_handler`), its controller as tag, the summary and description of the handler's
 /// doc comment, the request body, parameters and response its extractor and result types
 /// describe, the details of its `#[utoipa::path(..)]`, and the security schemes of its guards
-/// ([`GuardSecurity`](crate::openapi::GuardSecurity)). The `OPTIONS` routes that
+/// ([`GuardDeclaration::security`](crate::app::GuardDeclaration::security)). The `OPTIONS` routes that
 /// [`CorsModule`](crate::CorsModule) generates are left out; an `OPTIONS` handler of a
 /// controller is listed.
 ///

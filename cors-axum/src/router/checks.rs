@@ -1,14 +1,79 @@
 //! The checks of one path's routes before it is mounted: no method twice, modules that share
 //! the path agreeing on CORS and layers, a provider for everything the routes and their guards
-//! take, and CORS for the routes that take `CorsService`; each error naming the routes.
+//! take, and CORS for the routes that take `CorsService`; each error naming the routes. And the
+//! providers each route sees: its own, its controller's, its module's, the application's, the
+//! most specific winning.
 
 use std::sync::Arc;
 
-use super::walk::{Collected, ControllerScope, ModuleScope, Walk};
+use super::walk::{Collected, ControllerScope, ModuleScope, Walk, merged};
 use crate::error::BuildError;
-use crate::needs::Needs;
-use crate::provider::ProviderBuilder;
+use crate::provider::ProviderScope;
 use crate::table::CorsCoverage;
+
+/// What a route needs, found before its method router is built.
+pub(super) struct Prepared {
+    /// The providers it sees.
+    pub(super) scope: Option<ProviderScope>,
+    /// Whether its handler or controller takes `CorsService`.
+    pub(super) cors_service: bool,
+    /// The names of its controller's and its own guards, in the order they run.
+    pub(super) guard_names: Vec<&'static str>,
+}
+
+/// What `route` (on `path`) needs and sees, checked: every `Inject<T>` it and its guards take
+/// has a provider in the application's providers, its module's, its controller's or its own.
+#[inline]
+pub(super) fn prepare<S>(
+    walk: &Walk<S>,
+    path: &str,
+    route: &Collected<S>,
+) -> Result<Prepared, BuildError> {
+    let module = &walk.modules[route.module];
+    let controller = controller_of(walk, route).providers.as_ref();
+    let need = route.def.needs();
+    let own = route.providers.as_ref();
+    let levels = [
+        Some(&walk.application),
+        Some(&module.providers),
+        controller,
+        own,
+    ];
+    let provided = |type_id| levels.iter().flatten().any(|p| p.provides(type_id));
+    for (type_id, type_name) in &need.injected {
+        if !provided(*type_id) {
+            return Err(BuildError::MissingProvider {
+                route: format!("{} {path}", route.def.method),
+                handler: describe(walk, route),
+                module: module.name,
+                providers_key: module.providers_key,
+                type_name,
+            });
+        }
+    }
+    // Guards run with the route's providers: what they declare is checked the same way.
+    for guard in module.scope.guard_needs.iter().chain(&need.guard_injected) {
+        if !provided(guard.type_id) {
+            return Err(BuildError::MissingGuardProvider {
+                guard: guard.guard,
+                route: format!("{} {path}", route.def.method),
+                handler: describe(walk, route),
+                module: module.name,
+                providers_key: module.providers_key,
+                type_name: guard.type_name,
+            });
+        }
+    }
+    let scope = match (controller, own) {
+        (None, None) => module.routes_providers.clone(),
+        _ => merged(&levels),
+    };
+    Ok(Prepared {
+        scope,
+        cors_service: need.cors_service,
+        guard_names: need.guards,
+    })
+}
 
 /// The controller of `route`, with its providers.
 pub(super) fn controller_of<'w, S>(
@@ -69,55 +134,17 @@ fn disagree<S>(a: &ModuleScope<S>, b: &ModuleScope<S>) -> Option<&'static str> {
         (Some(a), Some(b)) => a.same_plans_as(b),
         _ => false,
     };
-    let same_layers = a.layers.len() == b.layers.len()
-        && a.layers
+    let (a_layers, b_layers) = (&a.scope.layers, &b.scope.layers);
+    let same_layers = a_layers.len() == b_layers.len()
+        && a_layers
             .iter()
-            .zip(&b.layers)
+            .zip(b_layers)
             .all(|(a, b)| Arc::ptr_eq(a, b));
     match (same_cors, same_layers) {
         (true, true) => None,
         (false, _) => Some("their CORS differs"),
         (true, false) => Some("their layers differ"),
     }
-}
-
-/// Checks that every `Inject<T>` `route` (on `path`) and its guards take, as `need` says, has
-#[inline]
-/// a provider in `levels` (the route's, its controller's, its module's, the application's).
-pub(super) fn check_providers<S>(
-    walk: &Walk<S>,
-    path: &str,
-    route: &Collected<S>,
-    need: &Needs,
-    levels: [Option<&ProviderBuilder>; 4],
-) -> Result<(), BuildError> {
-    let module = &walk.modules[route.module];
-    let provided = |type_id| levels.iter().flatten().any(|p| p.provides(type_id));
-    for (type_id, type_name) in &need.injected {
-        if !provided(*type_id) {
-            return Err(BuildError::MissingProvider {
-                route: format!("{} {path}", route.def.method),
-                handler: describe(walk, route),
-                module: module.name,
-                providers_key: module.providers_key,
-                type_name,
-            });
-        }
-    }
-    // Guards run with the route's providers: what they declare is checked the same way.
-    for guard in module.guard_needs.iter().chain(&need.guard_injected) {
-        if !provided(guard.type_id) {
-            return Err(BuildError::MissingGuardProvider {
-                guard: guard.guard,
-                route: format!("{} {path}", route.def.method),
-                handler: describe(walk, route),
-                module: module.name,
-                providers_key: module.providers_key,
-                type_name: guard.type_name,
-            });
-        }
-    }
-    Ok(())
 }
 
 #[inline]

@@ -88,7 +88,7 @@ impl<S: Clone + Send + Sync + 'static> Walk<S> {
             .filter(|route| {
                 let doc = &route.def.doc;
                 doc.listed
-                    .unwrap_or(self.modules[route.module].listed_in_openapi)
+                    .unwrap_or(self.modules[route.module].scope.listed_in_openapi)
             })
             .map(|route| {
                 let module = route.module - first;
@@ -100,6 +100,7 @@ impl<S: Clone + Send + Sync + 'static> Walk<S> {
                     controller: controller.name,
                     handler: route.def.handler,
                     doc: &route.def.doc,
+                    guards: route.def.guards.iter().map(|guard| guard.1).collect(),
                 }
             })
             .collect();
@@ -107,7 +108,7 @@ impl<S: Clone + Send + Sync + 'static> Walk<S> {
             settings,
             module: modules[0].name,
             routes,
-            module_guards: modules.iter().map(|m| m.guard_docs.clone()).collect(),
+            module_guards: modules.iter().map(|m| m.scope.guard_docs.clone()).collect(),
         });
     }
 }

@@ -1,30 +1,25 @@
 //! Building an axum `Router` from a tree of modules: the walk over the modules, their routes
 //! grouped by path, each path mounted once with its plan, and the answer to unknown paths.
 
-mod assemble;
 mod checks;
 #[cfg(feature = "openapi")]
 mod document;
 mod mount;
-mod options;
 mod paths;
 mod planning;
-mod scope;
 mod walk;
 
 use std::borrow::Cow;
 
-use axum::Router;
+use cors_axum_core::CorsOptions;
 use rustc_hash::FxHashMap;
 
 use crate::controller::ControllerEntry;
-use crate::cors::reload::Reloadable;
 use crate::error::BuildError;
 use crate::guard::NamedGuard;
 use crate::module::{Module, PathLayer};
 use crate::provider::ProviderBuilder;
-use crate::table::RouteTable;
-use mount::Builder;
+use mount::{Builder, Built};
 use walk::{Collected, Inherited, Walk};
 
 /// What an application is built from.
@@ -40,39 +35,31 @@ pub(crate) struct BuildInput<S: 'static> {
     pub(crate) reloadable: bool,
 }
 
-/// What an application is built into: its router, its route table in mounting order, and, where
-/// it is reloadable, its table of plans with what a reload makes it again from.
-pub(crate) type Built<S> = (Router<S>, RouteTable, Option<Reloadable>);
-
 /// Builds the router of `input`.
 pub(crate) fn build<S: Clone + Send + Sync + 'static>(
     input: BuildInput<S>,
 ) -> Result<Built<S>, BuildError> {
-    let BuildInput {
-        root,
-        mut providers,
-        guards,
-        mut layers,
-        reloadable,
-    } = input;
-    // The application's layers are outermost: last in the list, which runs inner to outer.
-    layers.reverse();
+    let mut providers = input.providers;
+    let application = providers.take::<CorsOptions>();
     let inherited = Inherited {
         cors: None,
-        guards,
+        guards: input.guards.into(),
         guard_needs: Vec::new(),
-        layers,
+        // The application's layers are outermost: last in the list, which runs inner to outer.
+        layers: input.layers.into_iter().rev().collect(),
         guard_docs: Vec::new(),
         listed_in_openapi: true,
     };
-    let application = options::take(&mut providers);
-    let walk = Walk::of(&*root, &inherited, application.as_ref(), reloadable)?;
-    let mut builder = Builder::new(&walk, providers, application, reloadable);
-    // Reused from path to path.
-    let mut group = Vec::new();
-    for routes in by_path(&walk.routes) {
-        group.clear();
-        group.extend(routes.into_iter().map(|i| &walk.routes[i]));
+    let (root, reloadable) = (&*input.root, input.reloadable);
+    let walk = Walk::of(
+        root,
+        &inherited,
+        providers,
+        application.as_ref(),
+        reloadable,
+    )?;
+    let mut builder = Builder::new(&walk, application, reloadable);
+    for mut group in by_path(&walk.routes) {
         builder.mount_path(&mut group)?;
     }
     let (router, mut table, plans) = builder.finish()?;
@@ -84,19 +71,19 @@ pub(crate) fn build<S: Clone + Send + Sync + 'static>(
     Ok((router, table, plans))
 }
 
-/// The indexes of `routes`, grouped by path (one slice per path), paths in the order they were
-/// first met: fixed for a given binary; the route table is sorted when it is read.
-fn by_path<S>(routes: &[Collected<S>]) -> Vec<Vec<usize>> {
-    let mut groups: Vec<Vec<usize>> = Vec::new();
+/// `routes`, grouped by path, paths in the order they were first met: fixed for a given
+/// binary; the route table is sorted when it is read.
+fn by_path<S>(routes: &[Collected<S>]) -> Vec<Vec<&Collected<S>>> {
+    let mut groups: Vec<Vec<_>> = Vec::new();
     let mut group_of: FxHashMap<&Cow<'static, str>, usize> =
         FxHashMap::with_capacity_and_hasher(routes.len(), Default::default());
-    for (i, route) in routes.iter().enumerate() {
+    for route in routes {
         let next = groups.len();
         let group = *group_of.entry(&route.path).or_insert(next);
         if group == next {
             groups.push(Vec::new());
         }
-        groups[group].push(i);
+        groups[group].push(route);
     }
     groups
 }

@@ -47,8 +47,7 @@ impl Paths {
         error: matchit::InsertError,
         table: &[RouteInfo],
     ) -> BuildError {
-        let handler = row.describe();
-        match error {
+        let reason = match error {
             matchit::InsertError::Conflict { with } => {
                 let other_handler = self
                     .rows
@@ -56,28 +55,25 @@ impl Paths {
                     .and_then(|&row| table.get(row))
                     .map(RouteInfo::describe)
                     .unwrap_or_default();
-                BuildError::PathConflict {
+                return BuildError::PathConflict {
                     path: path.to_owned(),
-                    handler,
+                    handler: row.describe(),
                     other_path: with,
                     other_handler,
-                }
+                };
             }
-            matchit::InsertError::InvalidParamSegment => BuildError::InvalidPath {
-                path: path.to_owned(),
-                reason: "a segment holds at most one parameter, after any static text, as in \
-                         `/files/v{version}`"
-                    .to_owned(),
-            },
-            matchit::InsertError::InvalidCatchAll => BuildError::InvalidPath {
-                path: path.to_owned(),
-                reason: "a wildcard `{*name}` must be the last segment".to_owned(),
-            },
-            _ => BuildError::InvalidPath {
-                path: path.to_owned(),
-                reason: "parameters are written `{name}`, and braces in text `{{` and `}}`"
-                    .to_owned(),
-            },
+            matchit::InsertError::InvalidParamSegment => {
+                "a segment holds at most one parameter, after any static text, as in \
+                 `/files/v{version}`"
+            }
+            matchit::InsertError::InvalidCatchAll => {
+                "a wildcard `{*name}` must be the last segment"
+            }
+            _ => "parameters are written `{name}`, and braces in text `{{` and `}}`",
+        };
+        BuildError::InvalidPath {
+            path: path.to_owned(),
+            reason: reason.to_owned(),
         }
     }
 }

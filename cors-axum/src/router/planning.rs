@@ -2,6 +2,7 @@
 //! read from where a reload can swap it when the application is reloadable, and the plan of
 //! the answer to unknown paths.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use cors_axum_core::CorsOptions;
@@ -9,7 +10,6 @@ use http::Method;
 use rustc_hash::FxHashMap;
 
 use super::checks::controller_of;
-use super::scope::Scopes;
 use super::walk::{Collected, Walk};
 use crate::cors::imported::ModuleRecipe;
 use crate::cors::plan::PathPlan;
@@ -20,12 +20,9 @@ use crate::error::BuildError;
 use crate::provider::ProviderScope;
 use crate::table::{CorsCoverage, RoutePath};
 
-/// A path's plan, as mounting needs it.
-pub(super) struct Planned {
-    pub(super) source: PlanSource,
-    /// Whether CORS is on for any route of the path (or may be, after a reload).
-    pub(super) has_cors: bool,
-}
+/// Where a path reads its plan, and whether CORS is on for any of its routes (or may be, after
+/// a reload).
+pub(super) type Planned = (PlanSource, bool);
 
 /// The plans of an application's paths, being made.
 pub(super) struct Planning {
@@ -51,7 +48,7 @@ impl Planning {
     /// for good (not reloadable).
     pub(super) fn plan<S>(
         &mut self,
-        (walk, scopes): (&Walk<S>, &mut Scopes),
+        walk: &Walk<S>,
         path: &RoutePath,
         methods: &[Method],
         group: &[&Collected<S>],
@@ -74,18 +71,15 @@ impl Planning {
                 }
             })
             .collect();
-        let planner = self.planner((walk, &mut *scopes), index)?;
+        let planner = self.planner(walk, index)?;
         let (plan, coverage) = planner.path(path, methods, &routes)?;
         let Some(reloadable) = &mut self.reloadable else {
-            if plan.is_inert() {
-                return Ok((None, coverage));
-            }
             let has_cors = plan.has_cors;
-            let source = PlanSource::Static(plan);
-            return Ok((Some(Planned { source, has_cors }), coverage));
+            let planned = (!plan.is_inert()).then(|| (PlanSource::Static(plan), has_cors));
+            return Ok((planned, coverage));
         };
         let (source, place) = reloadable.place(plan);
-        let module = reloadable.module(index, || recipe((walk, scopes), index));
+        let module = reloadable.module(walk, index);
         module.paths.push(ReloadPath {
             index: place,
             path: path.clone(),
@@ -93,8 +87,7 @@ impl Planning {
             routes,
         });
         // Off now, CORS may be on after a reload.
-        let has_cors = true;
-        Ok((Some(Planned { source, has_cors }), coverage))
+        Ok((Some((source, true)), coverage))
     }
 
     /// The coverage of the generated `OPTIONS` route of a path of module `index`, which has a
@@ -107,20 +100,18 @@ impl Planning {
     /// `CorsModule` covers the root, or the plan does nothing for good.
     pub(super) fn unknown_path<S>(
         &mut self,
-        (walk, scopes): (&Walk<S>, &mut Scopes),
+        walk: &Walk<S>,
     ) -> Result<Option<PlanSource>, BuildError> {
         if walk.modules[0].cors.is_none() {
             return Ok(None);
         }
-        let planner = self.planner((walk, &mut *scopes), 0)?;
+        let planner = self.planner(walk, 0)?;
         let plan = Arc::new(planner.unknown_path()?);
         let Some(reloadable) = &mut self.reloadable else {
             return Ok((!plan.is_inert()).then_some(PlanSource::Static(plan)));
         };
         let (source, place) = reloadable.place(plan);
-        reloadable
-            .module(0, || recipe((walk, scopes), 0))
-            .unknown_path = Some(place);
+        reloadable.module(walk, 0).unknown_path = Some(place);
         Ok(Some(source))
     }
 
@@ -133,11 +124,11 @@ impl Planning {
     /// The planner of module `index`'s paths, made once.
     fn planner<S>(
         &mut self,
-        (walk, scopes): (&Walk<S>, &mut Scopes),
+        walk: &Walk<S>,
         index: usize,
     ) -> Result<&mut ModulePlanner, BuildError> {
         if !self.planners.contains_key(&index) {
-            let (recipe, values) = recipe((walk, scopes), index);
+            let (recipe, values) = recipe(walk, index);
             let application = ApplicationLevel {
                 options: self.application.as_ref(),
                 given_in: "`.provide(..)` of the application builder",
@@ -151,15 +142,11 @@ impl Planning {
 
 /// What module `index`'s plans are made of, and the values its origin decisions may take: the
 /// application's providers and the module's own, as its routes see them.
-fn recipe<S>(
-    (walk, scopes): (&Walk<S>, &mut Scopes),
-    index: usize,
-) -> (Arc<ModuleRecipe>, ProviderScope) {
-    let recipe = walk.modules[index]
-        .cors
-        .clone()
-        .expect("plans are made for a module under CORS");
-    (recipe, scopes.module(walk, index).unwrap_or_default())
+fn recipe<S>(walk: &Walk<S>, index: usize) -> (Arc<ModuleRecipe>, ProviderScope) {
+    let module = &walk.modules[index];
+    let recipe = module.cors.clone();
+    let recipe = recipe.expect("plans are made for a module under CORS");
+    (recipe, module.routes_providers.clone().unwrap_or_default())
 }
 
 /// The table of plans of a reloadable application, being built.
@@ -168,8 +155,8 @@ struct ReloadablePlans {
     /// Empty until [`finish`](Self::finish): no request reads it before.
     table: SharedTable,
     plans: Vec<Arc<PathPlan>>,
-    /// By module index.
-    modules: FxHashMap<usize, ModuleReload>,
+    /// By module index, in order.
+    modules: BTreeMap<usize, ModuleReload>,
 }
 
 impl ReloadablePlans {
@@ -181,15 +168,10 @@ impl ReloadablePlans {
         (PlanSource::Table { table, index }, index)
     }
 
-    /// What a reload of module `index`'s plans needs, made once with `recipe` and the `values`
-    /// its origin decisions take.
-    fn module(
-        &mut self,
-        index: usize,
-        recipe: impl FnOnce() -> (Arc<ModuleRecipe>, ProviderScope),
-    ) -> &mut ModuleReload {
+    /// What a reload of module `index` of `walk`'s plans needs, made once.
+    fn module<S>(&mut self, walk: &Walk<S>, index: usize) -> &mut ModuleReload {
         self.modules.entry(index).or_insert_with(|| {
-            let (recipe, values) = recipe();
+            let (recipe, values) = recipe(walk, index);
             ModuleReload {
                 recipe,
                 values,
@@ -202,11 +184,9 @@ impl ReloadablePlans {
     /// The table, filled, with the application's options in force (`in_force`).
     fn finish(self, in_force: CorsOptions) -> Reloadable {
         self.table.store(Arc::new(PlanTable::new(self.plans)));
-        let mut modules: Vec<_> = self.modules.into_iter().collect();
-        modules.sort_by_key(|(index, _)| *index);
         Reloadable {
             table: self.table,
-            remake: Remake::Application(modules.into_iter().map(|(_, m)| m).collect()),
+            remake: Remake::Application(self.modules.into_values().collect()),
             in_force,
         }
     }

@@ -1,5 +1,10 @@
 //! The walk over the module tree: every module's scope (guards, layers, providers, CORS) and
-//! every route of its controllers, with its full path.
+//! every route of its controllers, with its full path; and the CORS options of each level of
+//! the merge, taken once out of the providers they are given in (`.provide(..)` of the
+//! application builder, `providers_per_rou`, `cors = ..` of a controller or a route) into a
+//! typed slot that the planner reads, and checked once: where no `CorsModule` applies, options
+//! are an error naming where they were given and the fix, and `cors = false` a warning, since
+//! either does nothing.
 
 use std::any::TypeId;
 use std::borrow::Cow;
@@ -8,17 +13,16 @@ use std::sync::Arc;
 
 use cors_axum_core::CorsOptions;
 
-use super::options::{self, GivenIn};
 use super::paths::{join_paths, join_route_path, validate_path};
 use crate::controller::{ControllerRef, RouteDef};
 use crate::cors::imported::{Imported, ModuleRecipe};
 use crate::cors::module::CorsImport;
 use crate::describe::draft::Describe;
 use crate::error::BuildError;
-use crate::guard::{Guards, NamedGuard};
+use crate::guard::Guards;
 use crate::module::{ImportKind, Module, ModuleDefinition, PathLayer};
 use crate::needs::GuardNeed;
-use crate::provider::ProviderBuilder;
+use crate::provider::{ProviderBuilder, ProviderScope};
 
 /// One module, as its routes see it.
 pub(super) struct ModuleScope<S: 'static> {
@@ -29,20 +33,11 @@ pub(super) struct ModuleScope<S: 'static> {
     /// How the module spells its providers key (`providers_per_rou` or `providers_per_route`),
     /// for messages.
     pub(super) providers_key: &'static str,
-    /// The guards of the application, the modules that import it and its own, in the order
-    /// they run.
-    pub(super) guards: Guards<S>,
-    /// What the guards of the modules that import it and its own take with `Inject<T>`.
-    pub(super) guard_needs: Vec<GuardNeed>,
-    /// The layers of the application, the modules that import it and its own, innermost first.
-    pub(super) layers: Vec<PathLayer<S>>,
-    /// What the guards of the modules that import it and its own say in an OpenAPI document.
-    #[cfg_attr(not(feature = "openapi"), allow(dead_code))]
-    pub(super) guard_docs: Vec<Describe>,
-    /// Whether its routes are in OpenAPI documents, unless a controller or route says
-    /// otherwise: its own `openapi: ..`, else that of the module importing it.
-    #[cfg_attr(not(feature = "openapi"), allow(dead_code))]
-    pub(super) listed_in_openapi: bool,
+    /// The providers of its routes without providers of their own (the application's and its
+    /// own, merged), and of its origin decisions; `None` where there are none.
+    pub(super) routes_providers: Option<ProviderScope>,
+    /// What it passes on to the modules it imports, which is what its own routes see too.
+    pub(super) scope: Inherited<S>,
     /// What its CORS is made of; `None` where no `CorsModule` covers it.
     pub(super) cors: Option<Arc<ModuleRecipe>>,
     /// Its controllers, with their providers.
@@ -74,35 +69,43 @@ pub(super) struct Collected<S: 'static> {
     pub(super) cors: Option<Box<CorsOptions>>,
 }
 
-/// What a module declares for its own routes, as the walk records it.
-struct Own<S: 'static> {
-    name: &'static str,
-    controllers: Vec<ControllerRef<S>>,
-    providers: ProviderBuilder,
-    providers_key: &'static str,
-}
-
-/// Where a route is declared: its module and its controller (an index and a name each), and
-/// whether a `CorsModule` covers the module.
-struct Owner {
-    module: (usize, &'static str),
-    controller: (usize, &'static str),
-    covered: bool,
-}
-
-/// What a module passes on to the modules it imports.
+/// What a module passes on to the modules it imports: the guards, layers and the rest of the
+/// modules importing it, with its own.
+#[derive(Clone)]
 pub(super) struct Inherited<S: 'static> {
     pub(super) cors: Option<Arc<Imported>>,
     /// Most general first: the order they run in.
-    pub(super) guards: Vec<NamedGuard<S>>,
+    pub(super) guards: Guards<S>,
     /// What they take with `Inject<T>`, as they declare it.
     pub(super) guard_needs: Vec<GuardNeed>,
     /// Innermost first: the order they are applied in.
     pub(super) layers: Vec<PathLayer<S>>,
     /// What the guards say in an OpenAPI document.
+    #[cfg_attr(not(feature = "openapi"), allow(dead_code))]
     pub(super) guard_docs: Vec<Describe>,
-    /// Whether the routes are in OpenAPI documents.
+    /// Whether the routes are in OpenAPI documents, unless a controller or route says
+    /// otherwise: the module's own `openapi: ..`, else that of the module importing it.
+    #[cfg_attr(not(feature = "openapi"), allow(dead_code))]
     pub(super) listed_in_openapi: bool,
+}
+
+impl<S> Inherited<S> {
+    /// What `module` passes on to the modules it imports: its `cors`, and its guards, layers
+    /// and the rest with these inherited ones (guards before its own, layers after).
+    fn below(&self, cors: Option<Arc<Imported>>, module: &ModuleDefinition<S>) -> Self {
+        Inherited {
+            cors,
+            guards: self.guards.iter().chain(&module.guards).copied().collect(),
+            guard_needs: [
+                &self.guard_needs[..],
+                &module.guard_needs.guard_injected[..],
+            ]
+            .concat(),
+            layers: [&module.layers[..], &self.layers[..]].concat(),
+            guard_docs: [&self.guard_docs[..], &module.guard_docs[..]].concat(),
+            listed_in_openapi: module.listed_in_openapi.unwrap_or(self.listed_in_openapi),
+        }
+    }
 }
 
 /// Puts `module` on the stack of the modules being walked, or the error of an import cycle
@@ -120,34 +123,14 @@ fn enter<S>(
     Ok(())
 }
 
-impl<S> Inherited<S> {
-    /// What a module passes on to the modules it imports: `own`, its own guards, layers and
-    /// the rest, with these inherited ones (guards before its own, layers after), its CORS and
-    /// OpenAPI listing as given.
-    fn below(&self, own: Inherited<S>) -> Inherited<S> {
-        let mut guards = self.guards.clone();
-        guards.extend(own.guards);
-        let mut guard_needs = self.guard_needs.clone();
-        guard_needs.extend(own.guard_needs);
-        let mut layers = own.layers;
-        layers.extend(self.layers.iter().cloned());
-        let mut guard_docs = self.guard_docs.clone();
-        guard_docs.extend(own.guard_docs);
-        Inherited {
-            cors: own.cors,
-            guards,
-            guard_needs,
-            layers,
-            guard_docs,
-            listed_in_openapi: own.listed_in_openapi,
-        }
-    }
-}
-
 /// The modules and routes of an application, in the order the walk met them: the root first.
 pub(super) struct Walk<S: 'static> {
     pub(super) modules: Vec<ModuleScope<S>>,
     pub(super) routes: Vec<Collected<S>>,
+    /// The application's providers ([`ApplicationBuilder::provide`]), without its CORS options.
+    ///
+    /// [`ApplicationBuilder::provide`]: crate::app::ApplicationBuilder::provide
+    pub(super) application: ProviderBuilder,
     /// The controllers the modules list.
     pub(super) listed: HashSet<TypeId>,
     /// What does nothing but may be meant (`cors = false` where no `CorsModule` applies).
@@ -157,63 +140,53 @@ pub(super) struct Walk<S: 'static> {
 }
 
 impl<S: Clone + Send + Sync + 'static> Walk<S> {
-    /// Walks `root` and the modules it imports, under the application's CORS options
-    /// (`application`; `reload` when a reload may replace them).
+    /// Walks `root` and the modules it imports, under the application's providers and CORS
+    /// options (`cors`; `reload` when a reload may replace them).
     pub(super) fn of(
         root: &dyn Module<S>,
         inherited: &Inherited<S>,
-        application: Option<&CorsOptions>,
+        application: ProviderBuilder,
+        cors: Option<&CorsOptions>,
         reload: bool,
     ) -> Result<Self, BuildError> {
         let definition = root.definition();
         let mut walk = Walk {
             modules: Vec::new(),
             routes: Vec::new(),
+            application,
             listed: HashSet::new(),
             warnings: Vec::new(),
             root_type_name: definition.type_name,
         };
         walk.visit(definition, "", inherited, &mut Vec::new())?;
         let covered = walk.modules.iter().any(|m| m.cors.is_some());
-        let given_in = GivenIn::Application { reload };
-        let root = walk.root().name;
-        options::check(application, given_in, root, covered, &mut walk.warnings)?;
+        let root = walk.modules[0].name;
+        if reload && !covered {
+            return Err(BuildError::CorsOptionsWithoutCors {
+                given_in: "`.cors_reload(..)` of the application builder".to_owned(),
+                module: root,
+            });
+        }
+        let given_in = || "`.provide(..)` of the application builder".to_owned();
+        walk.check(cors, given_in, root, covered)?;
         Ok(walk)
-    }
-
-    /// The root module, met first.
-    pub(super) fn root(&self) -> &ModuleScope<S> {
-        &self.modules[0]
     }
 
     /// Records `module` under `prefix`, then the modules it imports.
     fn visit(
         &mut self,
-        module: ModuleDefinition<S>,
+        mut module: ModuleDefinition<S>,
         prefix: &str,
         inherited: &Inherited<S>,
         stack: &mut Vec<(TypeId, &'static str)>,
     ) -> Result<(), BuildError> {
         enter(stack, &module)?;
-        let ModuleDefinition {
-            name,
-            imports,
-            controllers,
-            providers,
-            providers_key,
-            guards,
-            guard_needs,
-            guard_docs,
-            layers,
-            listed_in_openapi,
-            ..
-        } = module;
-
+        let name = module.name;
         let mut own_cors: Option<CorsImport> = None;
         #[cfg(feature = "openapi")]
         let mut own_openapi = None;
         let mut children = Vec::new();
-        for import in imports {
+        for import in std::mem::take(&mut module.imports) {
             match import.kind {
                 ImportKind::Cors(cors) => {
                     if own_cors.replace(*cors).is_some() {
@@ -230,24 +203,20 @@ impl<S: Clone + Send + Sync + 'static> Walk<S> {
             }
         }
         let cors = Imported::resolve(name, own_cors, inherited.cors.as_ref())?;
-        let passed_on = inherited.below(Inherited {
-            cors,
-            guards,
-            guard_needs: guard_needs.guard_injected,
-            layers,
-            guard_docs,
-            listed_in_openapi: listed_in_openapi.unwrap_or(inherited.listed_in_openapi),
-        });
-
+        let scope = inherited.below(cors, &module);
         #[cfg(feature = "openapi")]
         let first = (self.modules.len(), self.routes.len());
-        let own = Own {
+        let controllers = std::mem::take(&mut module.controllers);
+        let module = ModuleScope {
             name,
-            controllers,
-            providers,
-            providers_key,
+            providers: module.providers,
+            providers_key: module.providers_key,
+            routes_providers: None,
+            scope: scope.clone(),
+            cors: None,
+            controllers: Vec::new(),
         };
-        self.add_module(own, prefix, &passed_on)?;
+        self.add_module(module, controllers, prefix)?;
         // The document's routes are the module's own; the routes it describes are known once
         // the modules it imports are walked (`router/document.rs`).
         #[cfg(feature = "openapi")]
@@ -257,7 +226,7 @@ impl<S: Clone + Send + Sync + 'static> Walk<S> {
         for (child_prefix, child) in children {
             let child_prefix = join_paths(prefix, &child_prefix)?;
             validate_path(&child_prefix)?;
-            self.visit(child.definition(), &child_prefix, &passed_on, stack)?;
+            self.visit(child.definition(), &child_prefix, &scope, stack)?;
         }
         #[cfg(feature = "openapi")]
         if let Some(document) = document {
@@ -267,40 +236,26 @@ impl<S: Clone + Send + Sync + 'static> Walk<S> {
         Ok(())
     }
 
-    /// Records one module's scope and its controllers' routes.
+    /// Records `module`, its CORS options taken out of its providers and checked, and the
+    /// routes of its `controllers`.
     fn add_module(
         &mut self,
-        own: Own<S>,
+        mut module: ModuleScope<S>,
+        controllers: Vec<ControllerRef<S>>,
         prefix: &str,
-        scope: &Inherited<S>,
     ) -> Result<(), BuildError> {
-        let Own {
-            name,
-            controllers,
-            mut providers,
-            providers_key,
-        } = own;
-        let index = self.modules.len();
-        let covered = scope.cors.is_some();
-        let provided = options::take(&mut providers);
-        let given_in = GivenIn::Module {
-            module: name,
-            key: providers_key,
-        };
-        options::check(
-            provided.as_ref(),
-            given_in,
-            name,
-            covered,
-            &mut self.warnings,
-        )?;
-        let mut scopes = Vec::with_capacity(controllers.len());
+        let (name, providers_key) = (module.name, module.providers_key);
+        let covered = module.scope.cors.is_some();
+        let provided = module.providers.take::<CorsOptions>();
+        let given_in = || format!("`{providers_key}` of `{name}`");
+        self.check(provided.as_ref(), given_in, name, covered)?;
         self.routes
             .reserve(controllers.iter().map(|c| c.routes.len()).sum());
         for (i, controller) in controllers.into_iter().enumerate() {
-            if scopes
+            let known = &module.controllers;
+            if known
                 .iter()
-                .any(|c: &ControllerScope<S>| c.controller.type_id == controller.type_id)
+                .any(|c| c.controller.type_id == controller.type_id)
             {
                 return Err(BuildError::DuplicateController {
                     module: name,
@@ -308,76 +263,104 @@ impl<S: Clone + Send + Sync + 'static> Walk<S> {
                 });
             }
             self.listed.insert(controller.type_id);
-            let (cors, providers) = options::take_own(controller.providers.map(|f| f()));
-            let given_in = GivenIn::Controller {
-                controller: controller.name,
-            };
-            options::check(cors.as_deref(), given_in, name, covered, &mut self.warnings)?;
+            let (cors, providers) = take_own(controller.providers.map(|f| f()));
+            let given_in = || format!("`#[controller(..)]` of `{}`", controller.name);
+            self.check(cors.as_deref(), given_in, name, covered)?;
             for def in controller.routes {
-                let owner = Owner {
-                    module: (index, name),
-                    controller: (i, controller.name),
-                    covered,
-                };
-                self.add_route(prefix, def, owner)?;
+                self.add_route(prefix, def, &module, (i, controller.name))?;
             }
-            scopes.push(ControllerScope {
+            module.controllers.push(ControllerScope {
                 controller,
                 providers,
                 cors,
             });
         }
-        let cors = scope.cors.as_ref().map(|imported| {
-            Arc::new(ModuleRecipe::new(
-                name,
+        module.cors = module.scope.cors.as_ref().map(|imported| {
+            Arc::new(ModuleRecipe {
+                module: name,
                 providers_key,
-                imported.clone(),
+                imported: imported.clone(),
                 provided,
-            ))
+            })
         });
-        self.modules.push(ModuleScope {
-            name,
-            providers,
-            providers_key,
-            guards: scope.guards.clone().into(),
-            guard_needs: scope.guard_needs.clone(),
-            layers: scope.layers.clone(),
-            guard_docs: scope.guard_docs.clone(),
-            listed_in_openapi: scope.listed_in_openapi,
-            cors,
-            controllers: scopes,
-        });
+        module.routes_providers = merged(&[Some(&self.application), Some(&module.providers)]);
+        self.modules.push(module);
         Ok(())
     }
 
-    /// Records one route of `owner` under `prefix`, its CORS options checked.
+    /// Records one route of `module`'s `controller` (its index and name) under `prefix`, its
+    /// CORS options checked.
     fn add_route(
         &mut self,
         prefix: &str,
         def: &'static RouteDef<S>,
-        owner: Owner,
+        module: &ModuleScope<S>,
+        (controller, controller_name): (usize, &'static str),
     ) -> Result<(), BuildError> {
-        let (cors, providers) = options::take_own(def.providers.map(|f| f()));
-        let given_in = GivenIn::Route {
-            controller: owner.controller.1,
-            handler: def.handler,
-        };
-        let (module, module_name) = owner.module;
-        options::check(
-            cors.as_deref(),
-            given_in,
-            module_name,
-            owner.covered,
-            &mut self.warnings,
-        )?;
+        let (cors, providers) = take_own(def.providers.map(|f| f()));
+        let given_in = || format!("`#[route(..)]` of `{controller_name}::{}`", def.handler);
+        let covered = module.scope.cors.is_some();
+        self.check(cors.as_deref(), given_in, module.name, covered)?;
         self.routes.push(Collected {
             path: join_route_path(prefix, def.path)?,
             def,
-            module,
-            controller: owner.controller.0,
+            module: self.modules.len(),
+            controller,
             providers,
             cors,
         });
         Ok(())
     }
+
+    /// The one check of a level's options (`options`, given where `given_in` says) in `module`,
+    /// which a `CorsModule` covers or not (`covered`). Asked of every route: the common answer,
+    /// nothing to check, is inlined.
+    #[inline]
+    fn check(
+        &mut self,
+        options: Option<&CorsOptions>,
+        given_in: impl FnOnce() -> String,
+        module: &'static str,
+        covered: bool,
+    ) -> Result<(), BuildError> {
+        let Some(options) = options.filter(|_| !covered) else {
+            return Ok(());
+        };
+        if options.is_enabled() {
+            return Err(BuildError::CorsOptionsWithoutCors {
+                given_in: given_in(),
+                module,
+            });
+        }
+        self.warnings.push(format!(
+            "`cors = false` in {} does nothing: no `CorsModule` covers `{module}`",
+            given_in()
+        ));
+        Ok(())
+    }
+}
+
+/// The providers of `levels`, most general first, merged; `None` when there are none.
+pub(super) fn merged(levels: &[Option<&ProviderBuilder>]) -> Option<ProviderScope> {
+    if levels.iter().flatten().all(|p| p.is_empty()) {
+        return None;
+    }
+    let mut scope = ProviderBuilder::new();
+    for level in levels.iter().flatten() {
+        scope.extend((*level).clone());
+    }
+    Some(scope.into_scope())
+}
+
+/// The CORS options of a controller's or a route's own providers, taken out of them, and the
+/// providers left, `None` when they hold nothing else: options reach the plans through this
+/// slot only, and handlers are not given them.
+fn take_own(
+    providers: Option<ProviderBuilder>,
+) -> (Option<Box<CorsOptions>>, Option<ProviderBuilder>) {
+    let Some(mut providers) = providers else {
+        return (None, None);
+    };
+    let options = providers.take::<CorsOptions>().map(Box::new);
+    (options, (!providers.is_empty()).then_some(providers))
 }

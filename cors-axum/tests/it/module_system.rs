@@ -3,7 +3,7 @@
 
 use crate::common;
 
-use axum::extract::Path;
+use axum::extract::{FromRequestParts, Path};
 use common::{request, send};
 use cors_axum::__private::ModuleDefinition;
 use cors_axum::BuildError;
@@ -826,13 +826,10 @@ struct ApiToken(&'static str);
 /// The guide's bearer guard: it takes the token the application provides.
 struct Bearer;
 
-impl<S: Send + Sync> axum::extract::FromRequestParts<S> for Bearer {
+impl<S: Send + Sync> cors_axum::app::Guard<S> for Bearer {
     type Rejection = StatusCode;
 
-    async fn from_request_parts(
-        parts: &mut http::request::Parts,
-        state: &S,
-    ) -> Result<Self, StatusCode> {
+    async fn check(parts: &mut http::request::Parts, state: &S) -> Result<(), StatusCode> {
         let Inject(ApiToken(token)) = Inject::<ApiToken>::from_request_parts(parts, state)
             .await
             .map_err(|_| StatusCode::INTERNAL_SERVER_ERROR)?;
@@ -841,14 +838,14 @@ impl<S: Send + Sync> axum::extract::FromRequestParts<S> for Bearer {
             .get("authorization")
             .and_then(|v| v.to_str().ok());
         match sent.and_then(|v| v.strip_prefix("Bearer ")) {
-            Some(sent) if sent == token => Ok(Bearer),
+            Some(sent) if sent == token => Ok(()),
             _ => Err(StatusCode::UNAUTHORIZED),
         }
     }
-}
 
-impl cors_axum::app::GuardInjects for Bearer {
-    type Injects = (ApiToken,);
+    fn declare(guard: &mut cors_axum::app::GuardDeclaration) {
+        guard.inject::<ApiToken>();
+    }
 }
 
 feature_module! {

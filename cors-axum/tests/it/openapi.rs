@@ -12,8 +12,8 @@ use axum::Json;
 use axum::extract::{FromRequestParts, Path, Query};
 use common::{request, send};
 use cors_axum::BuildError;
-use cors_axum::app::RouteTable;
-use cors_axum::openapi::{GuardSecurity, OpenapiModule};
+use cors_axum::app::{Guard, GuardDeclaration, RouteTable};
+use cors_axum::openapi::OpenapiModule;
 use cors_axum::prelude::*;
 use http::StatusCode;
 use http::request::Parts;
@@ -38,45 +38,40 @@ struct Page {
 /// A guard whose scheme is a bearer token.
 struct Bearer;
 
-impl<S: Send + Sync> FromRequestParts<S> for Bearer {
+impl<S: Send + Sync> Guard<S> for Bearer {
     type Rejection = StatusCode;
 
-    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, StatusCode> {
+    async fn check(parts: &mut Parts, _: &S) -> Result<(), StatusCode> {
         match parts.headers.get("authorization") {
-            Some(value) if value == "Bearer token" => Ok(Bearer),
+            Some(value) if value == "Bearer token" => Ok(()),
             _ => Err(StatusCode::UNAUTHORIZED),
         }
     }
-}
 
-impl GuardSecurity for Bearer {
-    const NAME: &'static str = "bearerAuth";
-
-    fn scheme() -> SecurityScheme {
-        SecurityScheme::Http(Http::new(HttpAuthScheme::Bearer))
+    fn declare(guard: &mut GuardDeclaration) {
+        guard.security(
+            "bearerAuth",
+            SecurityScheme::Http(Http::new(HttpAuthScheme::Bearer)),
+        );
     }
 }
 
 /// A guard whose scheme is an API key in a header.
 struct Key;
 
-impl<S: Send + Sync> FromRequestParts<S> for Key {
+impl<S: Send + Sync> Guard<S> for Key {
     type Rejection = StatusCode;
 
-    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, StatusCode> {
-        parts
-            .headers
-            .get("x-api-key")
-            .map(|_| Key)
-            .ok_or(StatusCode::UNAUTHORIZED)
+    async fn check(parts: &mut Parts, _: &S) -> Result<(), StatusCode> {
+        match parts.headers.get("x-api-key") {
+            Some(_) => Ok(()),
+            None => Err(StatusCode::UNAUTHORIZED),
+        }
     }
-}
 
-impl GuardSecurity for Key {
-    const NAME: &'static str = "apiKey";
-
-    fn scheme() -> SecurityScheme {
-        SecurityScheme::ApiKey(ApiKey::Header(ApiKeyValue::new("x-api-key")))
+    fn declare(guard: &mut GuardDeclaration) {
+        let key = ApiKey::Header(ApiKeyValue::new("x-api-key"));
+        guard.security("apiKey", SecurityScheme::ApiKey(key));
     }
 }
 

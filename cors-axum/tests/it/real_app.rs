@@ -177,7 +177,7 @@ async fn an_application_layer_and_guard_run_inside_cors() {
         .router()
         .unwrap();
     assert_bearer_api(&router, "/account").await;
-    let router = OpenModule::builder().guard::<Bearer>().router().unwrap();
+    let router = OpenModule::builder().guard::<Bearer, _>().router().unwrap();
     assert_bearer_api(&router, "/account").await;
 }
 

@@ -6,11 +6,9 @@ mod alone;
 
 mod alloc;
 mod behaviour;
-mod browser_model;
 mod config_errors;
 mod credentials;
 mod cross_origin;
-mod oracle;
 mod origin_decisions;
 mod origin_set;
 mod properties;

@@ -59,10 +59,15 @@ fn is_http_whitespace(b: u8) -> bool {
     matches!(b, b'\t' | b'\n' | b'\r' | b' ')
 }
 
-/// An HTTP token code point. A byte of 0x80 and above decodes (isomorphically) to a code point
-/// that is not one.
+/// An HTTP token code point (`tchar`). A byte of 0x80 and above decodes (isomorphically) to a
+/// code point that is not one.
 fn is_token_byte(b: u8) -> bool {
-    crate::header_list::is_token_byte(b)
+    b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)
+}
+
+/// Whether `bytes` is an HTTP token: one or more `tchar`s.
+pub(crate) fn is_token(bytes: &[u8]) -> bool {
+    !bytes.is_empty() && bytes.iter().all(|&b| is_token_byte(b))
 }
 
 /// The `type/subtype` of a MIME type as the MIME Sniffing standard's "parse a MIME type" finds
@@ -81,8 +86,7 @@ fn mime_essence(value: &[u8]) -> Option<&[u8]> {
         .rposition(|&b| !is_http_whitespace(b))
         .map_or(0, |last| last + 1);
     let subtype = &subtype[..subtype_len];
-    let tokens = |s: &[u8]| !s.is_empty() && s.iter().all(|&b| is_token_byte(b));
-    (tokens(kind) && tokens(subtype)).then(|| &input[..slash + 1 + subtype_len])
+    (is_token(kind) && is_token(subtype)).then(|| &input[..slash + 1 + subtype_len])
 }
 
 /// A byte range: its start and its end, each optional, as decimal digit strings (not read as

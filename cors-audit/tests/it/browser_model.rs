@@ -1,9 +1,9 @@
-//! The browser model (`cors_axum_core::browser`): the Fetch standard's rules, case by case.
+//! The browser model (`cors_audit::browser`): the Fetch standard's rules, case by case.
 
 use http::header::AUTHORIZATION;
 use http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode};
 
-use cors_axum_core::browser::*;
+use cors_audit::browser::*;
 
 const PAGE: &str = "https://app.example";
 

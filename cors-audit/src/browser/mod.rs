@@ -1,5 +1,6 @@
 //! The browser's side of the CORS protocol, from the
-//! [Fetch standard](https://fetch.spec.whatwg.org/): an oracle for tests.
+//! [Fetch standard](https://fetch.spec.whatwg.org/): what the audit judges answers with, and an
+//! oracle for tests (this crate's `tests/it/oracle.rs` checks `cors-axum-core` against it).
 //!
 //! Describe a request as a script makes it with `fetch()` to another origin, in `cors` mode
 //! ([`ScriptRequest`]: the page's origin, the method, the headers the script sets, the
@@ -29,7 +30,7 @@
 //! listeners, and the limits browsers put on `Access-Control-Max-Age`.
 //!
 //! ```
-//! use cors_axum_core::browser::{CredentialsMode, PreflightFailure, ScriptRequest};
+//! use cors_audit::browser::{CredentialsMode, PreflightFailure, ScriptRequest};
 //! use http::{HeaderMap, HeaderValue, StatusCode};
 //!
 //! fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -63,6 +64,7 @@ mod safelist;
 
 use std::fmt;
 
+use cors_axum_core::header::ACCESS_CONTROL_REQUEST_PRIVATE_NETWORK;
 use http::header::{
     ACCEPT, ACCESS_CONTROL_REQUEST_HEADERS, ACCESS_CONTROL_REQUEST_METHOD, InvalidHeaderName,
     InvalidHeaderValue, ORIGIN,
@@ -70,8 +72,6 @@ use http::header::{
 use http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode};
 
 pub use response::{CorsCheckFailure, PreflightAccepted, PreflightFailure, ReadableResponse};
-
-use crate::header::ACCESS_CONTROL_REQUEST_PRIVATE_NETWORK;
 
 /// The credentials mode of a request: `fetch(url, { credentials })`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -167,14 +167,12 @@ impl ScriptRequest {
     /// `get`, `head`, `options`, `post` and `put` in any case are uppercased; other methods are
     /// case-sensitive).
     pub fn new(origin: &str, method: &str) -> Result<Self, ScriptError> {
-        let canonical =
-            crate::origin::parse(origin.as_bytes()).is_ok_and(|parsed| parsed.canonical.is_some());
-        if !(canonical || origin == "null") {
+        if !(cors_axum_core::is_serialized_origin(origin) || origin == "null") {
             return Err(ScriptError::InvalidOrigin(origin.to_owned()));
         }
         let origin = HeaderValue::from_str(origin)
             .map_err(|_| ScriptError::InvalidOrigin(origin.to_owned()))?;
-        if !crate::header_list::is_token(method.as_bytes()) {
+        if !safelist::is_token(method.as_bytes()) {
             return Err(ScriptError::InvalidMethod(method.to_owned()));
         }
         if safelist::is_forbidden_method(method.as_bytes()) {

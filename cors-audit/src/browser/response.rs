@@ -4,6 +4,7 @@
 use std::fmt;
 use std::time::Duration;
 
+use cors_axum_core::header::ACCESS_CONTROL_ALLOW_PRIVATE_NETWORK;
 use http::header::{
     ACCESS_CONTROL_ALLOW_CREDENTIALS, ACCESS_CONTROL_ALLOW_HEADERS, ACCESS_CONTROL_ALLOW_METHODS,
     ACCESS_CONTROL_ALLOW_ORIGIN, ACCESS_CONTROL_EXPOSE_HEADERS, ACCESS_CONTROL_MAX_AGE,
@@ -12,7 +13,6 @@ use http::header::{
 use http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode};
 
 use super::safelist;
-use crate::header::ACCESS_CONTROL_ALLOW_PRIVATE_NETWORK;
 
 /// What the checks read of the request a script made: its origin, method, the headers it set,
 /// whether it includes credentials and whether Private Network Access applies.
@@ -261,7 +261,7 @@ fn token_list<'a>(headers: &'a HeaderMap, name: &HeaderName) -> Option<Vec<&'a [
             if element.is_empty() {
                 continue;
             }
-            if !crate::header_list::is_token(element) {
+            if !safelist::is_token(element) {
                 return None;
             }
             elements.push(element);

@@ -1,12 +1,12 @@
 //! The engine against the browser: for random policies, routes and requests, the engine answers
-//! (classify, decide, write) and the browser oracle (`cors_axum_core::browser`) reads the
+//! (classify, decide, write) and the browser oracle (`cors_audit::browser`) reads the
 //! answers. The script may read the response exactly when the policy allows the request, as a
 //! simple model below defines it, independently of both. With cross-origin protection on, the
 //! handler runs exactly when the model says an unsafe request from the page may be sent.
 
 use std::cell::RefCell;
 
-use cors_axum_core::browser::{CredentialsMode, ScriptRequest};
+use cors_audit::browser::{CredentialsMode, ScriptRequest};
 use cors_axum_core::{
     AllowHeaders, AllowMethods, AllowOrigin, CorsOptions, CorsPolicy, CorsRequest, ExposeHeaders,
     RequestKind, ResponseCredentials,
