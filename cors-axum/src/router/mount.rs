@@ -173,13 +173,8 @@ fn method_router<S: Clone + Send + Sync + 'static>(
         let guards = if route.def.guards.is_empty() {
             scope.guards.clone()
         } else {
-            // The macro declares the names of the route's guards in their order; a route
-            // written by hand may not.
-            let names = prepared
-                .guard_names
-                .iter()
-                .copied()
-                .chain(std::iter::repeat("a guard"));
+            // Each guard's name, from its declaration, in the order the guards run.
+            let names = prepared.guard_names.iter().copied();
             let own = route.def.guards.iter().map(|guard| guard.0).zip(names);
             scope.guards.iter().copied().chain(own).collect()
         };
